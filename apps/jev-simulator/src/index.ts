@@ -1,0 +1,25 @@
+export {
+  JevSimulator,
+  DEFAULT_JEV_MODEL,
+  DEFAULT_RELEASE_DATE,
+  JEV_ALIASES,
+  LAYA_MODEL,
+  LAYA_CHECKPOINTS,
+  type LayaCheckpoint,
+} from './jev-simulator';
+export type {
+  DisconnectFault,
+  DropAnswerFault,
+  ErrorFault,
+  Fault,
+  HangFault,
+  JevSimulatorOptions,
+  LoggedRequest,
+  MalformedFault,
+  MalformedVariant,
+  ModelInfo,
+  RetryableFault,
+  SimulatorMode,
+  StatusFault,
+} from './types';
+export { parseSteering, type Steering, type SteerTarget } from './engine';

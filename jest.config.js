@@ -1,0 +1,22 @@
+/** Jest 30 + @swc/jest. Nest 12 packages are ESM-only, so they go through the transformer too. */
+const fs = require('node:fs');
+const swc = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
+delete swc.$schema;
+
+const shared = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', { ...swc, swcrc: false }] },
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
+  moduleNameMapper: {
+    '^nestjs-judgment$': '<rootDir>/libs/judgment/src/index.ts',
+    '^nestjs-judgment/testing$': '<rootDir>/libs/judgment/src/testing/index.ts',
+  },
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+};
+
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+  ],
+};

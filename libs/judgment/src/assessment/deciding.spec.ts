@@ -1,0 +1,176 @@
+import {
+  Assessment,
+  Decision,
+  ImpureDecision,
+  InvalidDecision,
+  NoDefaultDecision,
+  Provenance,
+  type Decision as DecisionContract,
+} from 'nestjs-judgment';
+import { fakeAssessment } from 'nestjs-judgment/testing';
+import {
+  RefundAbuse,
+  RefundDecision,
+  RefundOutcome,
+  StrictRefundDecision,
+  SupportTicket,
+  aRefund,
+  aTicket,
+} from '../testing/fixtures.spec-helpers';
+import { type AssessmentLink, linkAssessment, linkOf } from './links';
+
+const refundAbuse = (refundsThisYear = 0) => new RefundAbuse(aRefund({ refundsThisYear }));
+
+/** An Assessment as an Engine would give it (not fake-made, not linked). */
+const assessed = (abusive: number, credibility = [0, 0, 0.2, 0.8], judgment = refundAbuse()) =>
+  Assessment.fromAnswers(judgment, judgment.questions(), { abusive, credibility }, new Provenance('jev', 'jev-1.13.0'));
+
+/** A Decision whose Outcome flips on every call (it keeps state of its own). */
+@Decision({ outcomes: RefundOutcome, name: 'flip-flop' })
+class FlipFlop implements DecisionContract<RefundAbuse, RefundOutcome> {
+  calls = 0;
+  decide(): RefundOutcome {
+    this.calls += 1;
+    return this.calls % 2 === 1 ? RefundOutcome.Approve : RefundOutcome.Reject;
+  }
+}
+
+/** A pure Decision that counts its calls. */
+@Decision({ outcomes: RefundOutcome })
+class Counting implements DecisionContract<RefundAbuse, RefundOutcome> {
+  calls = 0;
+  decide(): RefundOutcome {
+    this.calls += 1;
+    return RefundOutcome.Approve;
+  }
+}
+
+describe('Deciding an Assessment', () => {
+  it("outcome() applies the Judgment's default Decision", async () => {
+    await expect(assessed(0.8).outcome()).resolves.toBe(RefundOutcome.Reject);
+    await expect(assessed(0.4).outcome()).resolves.toBe(RefundOutcome.Escalate);
+    await expect(assessed(0.1).outcome()).resolves.toBe(RefundOutcome.Approve);
+    await expect(assessed(0.1, [0.7, 0.3, 0, 0]).outcome()).resolves.toBe(RefundOutcome.Escalate);
+  });
+
+  it('the Decision reads facts from the Judgment it is given', async () => {
+    await expect(assessed(0.1, undefined, refundAbuse(3)).outcome()).resolves.toBe(RefundOutcome.Escalate);
+  });
+
+  it('decide(other) applies another Decision', async () => {
+    const assessment = assessed(0.2);
+    await expect(assessment.outcome()).resolves.toBe(RefundOutcome.Approve);
+    await expect(assessment.decide(new StrictRefundDecision())).resolves.toBe(RefundOutcome.Reject);
+  });
+
+  it('outcome() without a default Decision fails with NoDefaultDecision', async () => {
+    const ticket = new SupportTicket(aTicket());
+    const assessment = fakeAssessment(ticket).likelihood('urgent', 0.5).make();
+    await expect(assessment.outcome()).rejects.toThrow(NoDefaultDecision);
+    await expect(assessment.outcome()).rejects.toThrow(/SupportTicket names no default Decision/);
+  });
+
+  it.each<[string, unknown]>([
+    ['a plain object', {}],
+    ['null', null],
+    ['a Decision class instead of an instance', RefundDecision],
+    ['an object whose decide is not a function', { decide: 'reject' }],
+  ])('InvalidDecision: an object without decide() — %s', async (_, decision) => {
+    await expect(assessed(0.5).decide(decision as never)).rejects.toThrow(InvalidDecision);
+  });
+
+  it('InvalidDecision: an instance of a class not declared with @Decision()', async () => {
+    class Undeclared {
+      decide = () => RefundOutcome.Approve;
+    }
+    await expect(assessed(0.5).decide(new Undeclared())).rejects.toThrow(InvalidDecision);
+    await expect(assessed(0.5).decide(new Undeclared())).rejects.toThrow(/Undeclared is not a Decision/);
+  });
+
+  it('InvalidDecision: decide() returning a Promise', async () => {
+    @Decision({ outcomes: RefundOutcome })
+    class Async {
+      decide = async () => RefundOutcome.Approve;
+    }
+    await expect(assessed(0.5).decide(new Async() as never)).rejects.toThrow(InvalidDecision);
+    await expect(assessed(0.5).decide(new Async() as never)).rejects.toThrow(/Async\.decide\(\) returned a Promise/);
+  });
+
+  it('InvalidDecision: decide() returning a value outside its Outcome enum', async () => {
+    @Decision({ outcomes: RefundOutcome })
+    class Loose {
+      decide = () => 'refund' as RefundOutcome;
+    }
+    await expect(assessed(0.5).decide(new Loose())).rejects.toThrow(InvalidDecision);
+    await expect(assessed(0.5).decide(new Loose())).rejects.toThrow(
+      /Loose\.decide\(\) returned "refund", which is not one of its outcomes \("approve", "escalate", "reject"\)/,
+    );
+  });
+
+  it("ImpureDecision names both Outcomes when a fake-made Assessment's Decision is impure", async () => {
+    const assessment = fakeAssessment(refundAbuse()).likelihood('abusive', 0.5).make();
+    await expect(assessment.decide(new FlipFlop())).rejects.toThrow(ImpureDecision);
+    await expect(assessment.decide(new FlipFlop())).rejects.toThrow(
+      'flip-flop returned "approve" and then "reject" for the same Assessment.',
+    );
+  });
+
+  it('a fake-made Assessment runs its Decision twice', async () => {
+    const decision = new Counting();
+    await expect(fakeAssessment(refundAbuse()).make().decide(decision)).resolves.toBe(RefundOutcome.Approve);
+    expect(decision.calls).toBe(2);
+  });
+
+  it('an Assessment built with Assessment.fromAnswers (not fake) runs the Decision exactly once', async () => {
+    const counting = new Counting();
+    await assessed(0.5).decide(counting);
+    expect(counting.calls).toBe(1);
+    await expect(assessed(0.5).decide(new FlipFlop())).resolves.toBe(RefundOutcome.Approve);
+  });
+
+  it('a linked Assessment hands the decision to its link', async () => {
+    const decided = jest.fn<Promise<void>, Parameters<AssessmentLink['decided']>>(async () => undefined);
+    const assessment = assessed(0.8);
+    linkAssessment(assessment, { decided });
+    const decision = new RefundDecision();
+    await expect(assessment.decide(decision)).resolves.toBe(RefundOutcome.Reject);
+    expect(decided).toHaveBeenCalledTimes(1);
+    expect(decided).toHaveBeenCalledWith(assessment, decision, RefundOutcome.Reject);
+  });
+
+  it('a linked Assessment resolves its default Decision through the link', async () => {
+    const assessment = assessed(0.8);
+    const resolveDecision = jest.fn(() => new StrictRefundDecision());
+    linkAssessment(assessment, { decided: async () => undefined, resolveDecision });
+    await expect(assessment.outcome()).resolves.toBe(RefundOutcome.Reject);
+    expect(resolveDecision).toHaveBeenCalledWith(RefundDecision);
+  });
+
+  it('deciding an unlinked Assessment records nothing: it just returns the Outcome', async () => {
+    const decided = jest.fn(async () => undefined);
+    const linked = assessed(0.8);
+    linkAssessment(linked, { decided });
+    const unlinked = assessed(0.8);
+    const fake = fakeAssessment(refundAbuse()).likelihood('abusive', 0.8).rating('credibility', 3).make();
+    expect(linkOf(unlinked)).toBeUndefined();
+    expect(linkOf(fake)).toBeUndefined();
+    await expect(unlinked.decide(new RefundDecision())).resolves.toBe(RefundOutcome.Reject);
+    await expect(fake.outcome()).resolves.toBe(RefundOutcome.Reject);
+    expect(decided).not.toHaveBeenCalled();
+  });
+
+  it('a numeric Outcome enum works', async () => {
+    enum Score {
+      Low,
+      High,
+    }
+    @Decision({ outcomes: Score, review: [Score.High] })
+    class Scorer {
+      decide(assessment: Assessment<RefundAbuse>): Score {
+        return assessment.likelihood('abusive').above(0.5) ? Score.High : Score.Low;
+      }
+    }
+    await expect(assessed(0.8).decide(new Scorer())).resolves.toBe(Score.High);
+    await expect(assessed(0.2).decide(new Scorer())).resolves.toBe(Score.Low);
+  });
+});

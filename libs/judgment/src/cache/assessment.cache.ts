@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { EncodedAnswers } from '../assessment/assessment';
+import { fingerprint } from '../fingerprint/fingerprint';
+
+/** What a cache entry holds: never the Evidence, never provenance details. */
+export interface CachedAssessment {
+  readonly answers: EncodedAnswers;
+  readonly engine: string;
+  readonly model: string;
+  readonly requestId: string | null;
+  /** The record the answers were first written to; null when persistence was off. */
+  readonly recordId: number | null;
+}
+
+/** Everything that makes two Assessments interchangeable. Change any part and the cache misses. */
+export interface CacheKeyParts {
+  readonly judgment: string;
+  readonly questionsFingerprint: string;
+  readonly evidenceFingerprint: string;
+  readonly untrustedPaths: readonly string[];
+  readonly engineClass: string;
+  readonly connection: string;
+  readonly model: string;
+}
+
+interface Store {
+  get(key: string): Promise<unknown>;
+  set(key: string, value: unknown, ttlMs: number): Promise<unknown>;
+}
+
+/** The token `@nestjs/cache-manager` registers CacheModule's store under. */
+const CACHE_MANAGER = 'CACHE_MANAGER';
+
+/** Opt-in Assessment cache: the app's CacheModule store when it registers one, else an in-process store. */
+@Injectable()
+export class AssessmentCache {
+  private resolved?: Store;
+
+  constructor(private readonly moduleRef: ModuleRef) {}
+
+  key(parts: CacheKeyParts): string {
+    return (
+      'judgment:assessment:' +
+      fingerprint([
+        parts.judgment,
+        parts.questionsFingerprint,
+        parts.evidenceFingerprint,
+        [...parts.untrustedPaths],
+        parts.engineClass,
+        parts.connection,
+        parts.model,
+      ])
+    );
+  }
+
+  async get(key: string): Promise<CachedAssessment | null> {
+    const entry = await this.store().get(key);
+    return isCachedAssessment(entry) ? entry : null;
+  }
+
+  /** Keeps an entry for `ttlSeconds` (0 keeps nothing). */
+  async put(key: string, entry: CachedAssessment, ttlSeconds: number): Promise<void> {
+    if (ttlSeconds > 0) await this.store().set(key, entry, ttlSeconds * 1000);
+  }
+
+  private store(): Store {
+    if (!this.resolved) {
+      let appStore: Store | undefined;
+      try {
+        appStore = this.moduleRef.get<Store>(CACHE_MANAGER, { strict: false });
+      } catch {
+        appStore = undefined;
+      }
+      this.resolved = appStore ?? new MemoryStore();
+    }
+    return this.resolved;
+  }
+}
+
+function isCachedAssessment(entry: unknown): entry is CachedAssessment {
+  const e = entry as CachedAssessment | null;
+  return (
+    e !== null &&
+    typeof e === 'object' &&
+    typeof e.answers === 'object' &&
+    typeof e.engine === 'string' &&
+    typeof e.model === 'string'
+  );
+}
+
+/** A small in-process TTL store for apps without CacheModule. */
+class MemoryStore implements Store {
+  private readonly entries = new Map<string, { value: unknown; expires: number }>();
+
+  async get(key: string): Promise<unknown> {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= Date.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+    this.entries.set(key, { value, expires: Date.now() + ttlMs });
+  }
+}

@@ -1,0 +1,97 @@
+import type { Type } from '@nestjs/common';
+import { InvalidDecision } from '../errors';
+import type { Assessment } from '../assessment/assessment';
+import type { Judgment } from './judgment.decorator';
+
+/** An Outcome: a member of the application's own enum (string or numeric). */
+export type Outcome = string | number;
+
+/** An Outcome enum object, e.g. `RefundOutcome`. */
+export type OutcomeEnum = Readonly<Record<string, string | number>>;
+
+/**
+ * A pure, application-owned mapping from an Assessment (plus facts the app already knows, read from the Judgment)
+ * to an Outcome. It must read nothing else: no clock, no I/O, no state of its own.
+ */
+export interface Decision<J extends Judgment = any, O extends Outcome = Outcome> {
+  decide(assessment: Assessment<J>, judgment: J): O;
+}
+
+/** Static options of a Decision class. */
+export interface DecisionOptions<O extends Outcome = Outcome> {
+  /** The Outcome enum, e.g. `RefundOutcome`. */
+  outcomes: OutcomeEnum;
+  /** Outcomes that need a person: deciding one puts the record in Review. */
+  review?: readonly O[];
+  /** Recorded with every decision and part of the calibration identity: bump it when thresholds change. */
+  version?: string | number;
+  /** Stable name stored in records and used by the CLI. Default: the class name. */
+  name?: string;
+  /** Name of the Outcome enum, stored as `outcome_type` (an enum object has no name at run time). Default: the
+   *  Decision's name. */
+  outcomeType?: string;
+}
+
+/** Resolved static metadata of a Decision class. */
+export interface DecisionMetadata {
+  readonly name: string;
+  readonly outcomes: readonly Outcome[];
+  readonly review: ReadonlySet<Outcome>;
+  readonly version: string | null;
+  readonly outcomeType: string;
+}
+
+const decisions = new WeakMap<Function, DecisionMetadata>();
+
+/** The members of an enum object (numeric enums' reverse mappings are skipped). */
+export function enumValues(outcomes: OutcomeEnum): Outcome[] {
+  // A numeric member `A = 0` also adds the reverse mapping `'0' → 'A'`: skip keys whose value names a member that
+  // maps back to that key as a number.
+  return Object.keys(outcomes)
+    .filter((key) => !(typeof outcomes[key] === 'string' && outcomes[outcomes[key]] === Number(key)))
+    .map((key) => outcomes[key]);
+}
+
+/** Declares a Decision class: its Outcome enum, the Outcomes that need Review, and its version. */
+export function Decision<O extends Outcome>(options: DecisionOptions<O>): ClassDecorator {
+  return (target) => {
+    const name = options.name ?? target.name;
+    if (options.outcomes === null || typeof options.outcomes !== 'object') {
+      throw new InvalidDecision(`@Decision() of ${name} needs { outcomes: YourOutcomeEnum }.`);
+    }
+    const outcomes = enumValues(options.outcomes);
+    if (outcomes.length === 0) throw new InvalidDecision(`The outcomes enum of ${name} has no members.`);
+    for (const outcome of options.review ?? []) {
+      if (!outcomes.includes(outcome)) {
+        throw new InvalidDecision(
+          `@Decision() of ${name} lists ${JSON.stringify(outcome)} for Review, but it is not one of its outcomes ` +
+            `(${outcomes.map((o) => JSON.stringify(o)).join(', ')}).`,
+        );
+      }
+    }
+    decisions.set(target, {
+      name,
+      outcomes: Object.freeze(outcomes),
+      review: new Set(options.review ?? []),
+      version: options.version === undefined ? null : String(options.version),
+      outcomeType: options.outcomeType ?? name,
+    });
+  };
+}
+
+/** The static metadata of a Decision class, or an InvalidDecision naming how to declare it. */
+export function decisionMetadata(cls: Function): DecisionMetadata {
+  const metadata = decisions.get(cls);
+  if (!metadata) {
+    throw new InvalidDecision(
+      `${cls.name || 'This class'} is not a Decision: decorate it with @Decision({ outcomes, review, version }) ` +
+        'and give it a decide(assessment, judgment) method.',
+    );
+  }
+  return metadata;
+}
+
+/** Whether a class was declared with @Decision(). */
+export function isDecision(cls: Function): cls is Type<Decision> {
+  return decisions.has(cls);
+}

@@ -1,0 +1,124 @@
+import { InvalidEvidence } from '../errors';
+import { fingerprint } from '../fingerprint/fingerprint';
+
+/** End-user text inside the Evidence: the Engine is told to treat it as a claim, never as instructions. */
+export class UntrustedText {
+  constructor(readonly text: string) {
+    Object.freeze(this);
+  }
+  toJSON(): string {
+    return this.text;
+  }
+  toString(): string {
+    return this.text;
+  }
+}
+
+/** A JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** The Evidence a Judgment shows: a plain JSON-able object that may hold UntrustedText at any depth. */
+export type EvidenceMap = { [key: string]: unknown };
+
+export const Evidence = {
+  /** Marks end-user text (a complaint, an explanation, a post): it stays at its path and is fenced for the Engine. */
+  untrusted(text: string): UntrustedText {
+    if (typeof text !== 'string') {
+      throw new TypeError(`Evidence.untrusted() takes the end-user text as a string; got ${typeof text}.`);
+    }
+    return new UntrustedText(text);
+  },
+};
+
+/** The Evidence checked and encoded once: what is stored, fingerprinted and cached. */
+export interface PreparedEvidence {
+  /** The Evidence as plain JSON (untrusted text as plain strings). */
+  readonly json: { [key: string]: JsonValue };
+  /** Dotted paths of the untrusted texts, depth first in declaration order (list indexes as numbers). */
+  readonly untrustedPaths: readonly string[];
+  /** SHA-256 of the canonical JSON of `json`: marking text untrusted does not change it. */
+  readonly fingerprint: string;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Checks and encodes a Judgment's Evidence before any Engine is asked. Refuses, naming the path: cycles, BigInt,
+ * functions, symbols, non-finite numbers, lone UTF-16 surrogates, Map/Set, and undefined inside lists.
+ * `undefined` object properties are omitted, as JSON does.
+ */
+export function prepareEvidence(evidence: unknown): PreparedEvidence {
+  if (evidence === null || typeof evidence !== 'object' || Array.isArray(evidence) || evidence instanceof UntrustedText) {
+    throw new InvalidEvidence('', 'must be a { key: value } object (evidence() returned something else).');
+  }
+  const untrustedPaths: string[] = [];
+  const ancestors = new Set<object>();
+
+  const visit = (value: unknown, path: string): JsonValue | undefined => {
+    if (value instanceof UntrustedText) {
+      untrustedPaths.push(path);
+      checkString(value.text, path);
+      return value.text;
+    }
+    switch (typeof value) {
+      case 'string':
+        checkString(value, path);
+        return value;
+      case 'boolean':
+        return value;
+      case 'number':
+        if (!Number.isFinite(value)) throw new InvalidEvidence(path, `is ${value}, which JSON cannot carry.`);
+        return value;
+      case 'bigint':
+        throw new InvalidEvidence(path, 'is a BigInt, which JSON cannot carry: pass it as a string or a number.');
+      case 'function':
+        throw new InvalidEvidence(path, 'is a function: show the value it computes instead.');
+      case 'symbol':
+        throw new InvalidEvidence(path, 'is a symbol, which JSON cannot carry.');
+      case 'undefined':
+        return undefined;
+    }
+    if (value === null) return null;
+    const object = value as object;
+    if (object instanceof Map || object instanceof Set) {
+      throw new InvalidEvidence(path, `is a ${object.constructor.name}, which JSON cannot carry: use an object or a list.`);
+    }
+    if (typeof (object as { toJSON?: unknown }).toJSON === 'function') {
+      return visit((object as { toJSON(): unknown }).toJSON(), path);
+    }
+    if (ancestors.has(object)) throw new InvalidEvidence(path, 'refers back to itself (a cycle).');
+    ancestors.add(object);
+    try {
+      if (Array.isArray(object)) {
+        return object.map((item, index) => {
+          const itemPath = join(path, String(index));
+          const encoded = visit(item, itemPath);
+          if (encoded === undefined) throw new InvalidEvidence(itemPath, 'is undefined; use null for a missing entry.');
+          return encoded;
+        });
+      }
+      const result: { [key: string]: JsonValue } = {};
+      for (const [key, item] of Object.entries(object)) {
+        const keyPath = join(path, key);
+        checkString(key, keyPath);
+        const encoded = visit(item, keyPath);
+        if (encoded !== undefined) result[key] = encoded;
+      }
+      return result;
+    } finally {
+      ancestors.delete(object);
+    }
+  };
+
+  const json = visit(evidence, '') as { [key: string]: JsonValue };
+  return Object.freeze({ json, untrustedPaths: Object.freeze(untrustedPaths), fingerprint: fingerprint(json) });
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function checkString(text: string, path: string): void {
+  if (LONE_SURROGATE.test(text)) {
+    throw new InvalidEvidence(path, 'holds a lone UTF-16 surrogate (broken text), which cannot be encoded as UTF-8.');
+  }
+}

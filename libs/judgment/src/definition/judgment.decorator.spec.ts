@@ -1,0 +1,71 @@
+import { Decision, Judgment, Likelihood, judgmentMetadata, judgmentName } from 'nestjs-judgment';
+import { RefundAbuse, RefundDecision, RefundOutcome, aRefund } from '../testing/fixtures.spec-helpers';
+
+const questions = () => ({ q: Likelihood.that('Is it?') });
+
+describe('@Judgment()', () => {
+  it('the name defaults to the class name', () => {
+    @Judgment()
+    class SpamCheck implements Judgment {
+      evidence = () => ({});
+      questions = questions;
+    }
+    expect(judgmentMetadata(SpamCheck).name).toBe('SpamCheck');
+    expect(judgmentName(SpamCheck)).toBe('SpamCheck');
+    expect(judgmentName(new SpamCheck())).toBe('SpamCheck');
+  });
+
+  it('an explicit name replaces the class name, for the class and its instances', () => {
+    expect(judgmentMetadata(RefundAbuse).name).toBe('refund-abuse');
+    expect(judgmentName(RefundAbuse)).toBe('refund-abuse');
+    expect(judgmentName(new RefundAbuse(aRefund()))).toBe('refund-abuse');
+  });
+
+  it('the default Decision may be given as a class', () => {
+    @Decision({ outcomes: RefundOutcome })
+    class Lenient {
+      decide = () => RefundOutcome.Approve;
+    }
+    @Judgment({ decision: Lenient })
+    class WithClass {}
+    expect(judgmentMetadata(WithClass).decision).toBe(Lenient);
+  });
+
+  it('the default Decision may be given as a thunk, resolved when read (for a Decision declared later)', () => {
+    // RefundAbuse is declared with `decision: () => RefundDecision` before RefundDecision exists.
+    expect(judgmentMetadata(RefundAbuse).decision).toBe(RefundDecision);
+  });
+
+  it('cacheFor and engine are kept as declared', () => {
+    expect(judgmentMetadata(RefundAbuse)).toEqual({
+      name: 'refund-abuse',
+      decision: RefundDecision,
+      cacheFor: 3600,
+      engine: 'jev',
+    });
+  });
+
+  it('omitted options are null (no Decision, no cache, the default connection)', () => {
+    @Judgment({ name: 'bare' })
+    class Bare {}
+    expect(judgmentMetadata(Bare)).toEqual({ name: 'bare', decision: null, cacheFor: null, engine: null });
+  });
+
+  it('an undecorated class has its class name and no options', () => {
+    class Plain {}
+    expect(judgmentMetadata(Plain)).toEqual({ name: 'Plain', decision: null, cacheFor: null, engine: null });
+  });
+
+  it.each([
+    ['a blank name', { name: '  ' }, /name/],
+    ['a non-string name', { name: 42 }, /name/],
+    ['a negative cacheFor', { cacheFor: -1 }, /cacheFor.*-1/],
+    ['an infinite cacheFor', { cacheFor: Infinity }, /cacheFor/],
+    ['a non-number cacheFor', { cacheFor: '3600' }, /cacheFor/],
+    ['a blank engine', { engine: '' }, /engine/],
+    ['a non-string engine', { engine: 1 }, /engine/],
+    ['a decision that is not a class or a thunk', { decision: 'RefundDecision' }, /decision/],
+  ])('invalid options are refused: %s', (_, options, message) => {
+    expect(() => Judgment(options as never)).toThrow(message);
+  });
+});

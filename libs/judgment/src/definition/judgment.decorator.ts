@@ -1,0 +1,94 @@
+import type { Type } from '@nestjs/common';
+import type { EvidenceMap } from './evidence';
+import type { QuestionMap } from '../questions/question';
+
+/**
+ * A Judgment: constructed with its Subject, it shows explicit Evidence and asks typed Questions about it.
+ * Optional methods override the static options of `@Judgment()` per instance.
+ */
+export interface Judgment {
+  evidence(): EvidenceMap;
+  questions(): QuestionMap;
+  /** The Evidence's language: recorded and used to group calibration, never sent to the Engine. */
+  language?(): string | null | undefined;
+  /** The Subject to record against (default: the single TypeORM entity among the instance's own properties). */
+  subject?(): object | null | undefined;
+  /** Cache the Assessment for this many seconds (opt-in). */
+  cacheFor?(): number | null | undefined;
+  /** The Engine connection to ask (default: the module's default connection). */
+  engine?(): string | null | undefined;
+}
+
+/** A class constructing Judgments. */
+export type JudgmentClass<J extends Judgment = Judgment> = Type<J> | (abstract new (...args: any[]) => J);
+
+/** A class reference, or a thunk returning it (for classes that refer to each other). */
+export type ClassRef<T> = Type<T> | (() => Type<T>);
+
+/** Static options of a Judgment class. */
+export interface JudgmentOptions {
+  /** Stable name stored in records, queue payloads and CLI arguments. Default: the class name. */
+  name?: string;
+  /** The default Decision applied by `assessment.outcome()`. */
+  decision?: ClassRef<unknown>;
+  /** Cache Assessments for this many seconds (opt-in; 0 caches with no expiry handled by the store's default). */
+  cacheFor?: number;
+  /** The Engine connection to ask. */
+  engine?: string;
+}
+
+/** Resolved static metadata of a Judgment class. */
+export interface JudgmentMetadata {
+  readonly name: string;
+  readonly decision: Type<unknown> | null;
+  readonly cacheFor: number | null;
+  readonly engine: string | null;
+}
+
+const judgments = new WeakMap<Function, JudgmentOptions>();
+
+/** Declares a Judgment class with its stable name and static options. */
+export function Judgment(options: JudgmentOptions = {}): ClassDecorator {
+  if (options.name !== undefined && (typeof options.name !== 'string' || options.name.trim() === '')) {
+    throw new TypeError('@Judgment({ name }) must be a non-blank string.');
+  }
+  if (options.cacheFor !== undefined && !(Number.isFinite(options.cacheFor) && options.cacheFor >= 0)) {
+    throw new TypeError(`@Judgment({ cacheFor }) must be a number of seconds ≥ 0; got ${String(options.cacheFor)}.`);
+  }
+  if (options.engine !== undefined && (typeof options.engine !== 'string' || options.engine.trim() === '')) {
+    throw new TypeError('@Judgment({ engine }) must be the non-blank name of an Engine connection.');
+  }
+  if (options.decision !== undefined && typeof options.decision !== 'function') {
+    throw new TypeError('@Judgment({ decision }) must be a Decision class, or a thunk returning it: () => MyDecision.');
+  }
+  return (target) => {
+    judgments.set(target, { ...options });
+  };
+}
+
+/** Whether a class was declared with @Judgment() (its own decorator, not a parent's). */
+export function isDecoratedJudgment(cls: Function): boolean {
+  return judgments.has(cls);
+}
+
+/** The static metadata of a Judgment class (undecorated classes get their class name and no options). */
+export function judgmentMetadata(cls: Function): JudgmentMetadata {
+  const options = judgments.get(cls) ?? {};
+  return {
+    name: options.name ?? cls.name,
+    decision: options.decision ? resolveClassRef(options.decision) : null,
+    cacheFor: options.cacheFor ?? null,
+    engine: options.engine ?? null,
+  };
+}
+
+/** The registered name of a Judgment instance or class. */
+export function judgmentName(judgment: Judgment | Function): string {
+  const cls = typeof judgment === 'function' ? judgment : judgment.constructor;
+  return judgmentMetadata(cls).name;
+}
+
+/** A class, or the class a thunk returns (classes have a prototype; arrow thunks do not). */
+export function resolveClassRef<T>(ref: ClassRef<T>): Type<T> {
+  return (ref.prototype === undefined ? (ref as () => Type<T>)() : ref) as Type<T>;
+}

@@ -1,0 +1,89 @@
+import type { Type } from '@nestjs/common';
+import { DuplicateJudgmentName, JudgmentError } from '../errors';
+import { type Decision, decisionMetadata, isDecision } from './decision.decorator';
+import { type Judgment, isDecoratedJudgment, judgmentMetadata } from './judgment.decorator';
+
+/** Raised when a name is looked up that no registered Judgment or Decision carries. */
+export class UnknownJudgmentName extends JudgmentError {}
+
+/**
+ * Name ⇄ class for the registered Judgments and Decisions: how the queue worker, record rebuild and the CLI turn a
+ * stored name back into a class. Filled by `JudgmentModule.forFeature([...])`.
+ */
+export class JudgmentRegistry {
+  private readonly judgmentsByName = new Map<string, Type<Judgment>>();
+  private readonly decisionsByName = new Map<string, Type<Decision>>();
+
+  /** Registers Judgment and Decision classes; a Judgment's default Decision is registered with it. */
+  register(classes: Iterable<Function>): void {
+    for (const cls of classes) {
+      if (isDecision(cls)) {
+        this.add(this.decisionsByName, decisionMetadata(cls).name, cls, 'Decision');
+      } else if (isJudgmentClass(cls)) {
+        const metadata = judgmentMetadata(cls);
+        this.add(this.judgmentsByName, metadata.name, cls as Type<Judgment>, 'Judgment');
+        if (metadata.decision && isDecision(metadata.decision)) {
+          this.add(this.decisionsByName, decisionMetadata(metadata.decision).name, metadata.decision, 'Decision');
+        }
+      } else {
+        throw new TypeError(
+          `${cls.name || 'A class'} was given to JudgmentModule.forFeature(), but it is neither a Judgment ` +
+            '(evidence() and questions() methods) nor a Decision (@Decision()).',
+        );
+      }
+    }
+  }
+
+  /** The Judgment class registered under `name`. */
+  judgment(name: string): Type<Judgment> {
+    const cls = this.judgmentsByName.get(name);
+    if (!cls) throw new UnknownJudgmentName(unknown('Judgment', name, this.judgmentsByName));
+    return cls;
+  }
+
+  /** The Decision class registered under `name`. */
+  decision(name: string): Type<Decision> {
+    const cls = this.decisionsByName.get(name);
+    if (!cls) throw new UnknownJudgmentName(unknown('Decision', name, this.decisionsByName));
+    return cls;
+  }
+
+  hasJudgment(name: string): boolean {
+    return this.judgmentsByName.has(name);
+  }
+
+  judgments(): Type<Judgment>[] {
+    return [...this.judgmentsByName.values()];
+  }
+
+  decisions(): Type<Decision>[] {
+    return [...this.decisionsByName.values()];
+  }
+
+  private add<T extends Function>(map: Map<string, T>, name: string, cls: T, kind: string): void {
+    const existing = map.get(name);
+    if (existing === cls) return;
+    if (existing) {
+      throw new DuplicateJudgmentName(
+        `Two ${kind}s are registered under the name "${name}": ${existing.name} and ` +
+          `${cls.name}. Give one a distinct name with @${kind}({ name: '...' }).`,
+      );
+    }
+    map.set(name, cls);
+  }
+}
+
+/** Whether a class constructs Judgments (declared with @Judgment(), or evidence() and questions() on its prototype). */
+export function isJudgmentClass(cls: Function): cls is Type<Judgment> {
+  if (isDecoratedJudgment(cls)) return true;
+  const proto = cls.prototype as Partial<Judgment> | undefined;
+  return typeof proto?.evidence === 'function' && typeof proto?.questions === 'function';
+}
+
+function unknown(kind: string, name: string, map: Map<string, unknown>): string {
+  const known = [...map.keys()];
+  return (
+    `No ${kind} is registered under the name "${name}". Registered: ${known.length ? known.join(', ') : 'none'}. ` +
+    'Add it to JudgmentModule.forFeature([...]).'
+  );
+}

@@ -1,0 +1,211 @@
+import { Logger, type Type } from '@nestjs/common';
+import { EngineNotConfigured, UnpinnedModel } from '../errors';
+import type { EngineConnectionOptions, JudgmentModuleOptions } from '../judgment.options';
+import { connectionSettings, DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './connection.settings';
+import type { Engine } from './engine.interface';
+import { DEFAULT_JEV_URL, JevEngine } from './jev/jev.engine';
+import { MeteredEngine, UsageMeter } from './metering';
+import { MockEngine } from './mock/mock.engine';
+
+/** What a driver factory is given besides the connection's options. */
+export interface EngineFactoryContext {
+  /** The connection name. */
+  readonly name: string;
+  /** The module options. */
+  readonly options: JudgmentModuleOptions;
+}
+
+/** Builds a connection's Engine from its options (`engines.<name>`). */
+export type EngineFactory = (config: EngineConnectionOptions, context: EngineFactoryContext) => Engine;
+
+/** A connection's status for the `status` command: configuration only, never the key, no network. */
+export interface EngineConnectionStatus {
+  readonly connection: string;
+  /** Driver name, or the Engine class name. */
+  readonly driver: string;
+  readonly url: string | null;
+  readonly model: string | null;
+  /** Whether the model is an exact version (ends in N.N.N) rather than an alias. */
+  readonly pinned: boolean;
+  readonly keyPresent: boolean;
+  /** Seconds per attempt. */
+  readonly timeout: number;
+  readonly retries: number;
+  readonly maxLabels: number | null;
+  readonly budget: number | null;
+  /** Input tokens spent on the connection by this process. */
+  readonly used: number;
+  /** Whether the connection builds: false when it is misconfigured (see `problem`). */
+  readonly configured: boolean;
+  /** Why the connection cannot be used, or null. */
+  readonly problem: string | null;
+}
+
+const BUILT_IN_DRIVERS: Readonly<Record<string, EngineFactory>> = {
+  jev: (config, { name }) => JevEngine.connect(name, config),
+  mock: (config) => new MockEngine(typeof config.model === 'string' && config.model !== '' ? config.model : undefined),
+};
+
+/** Drivers registered for every manager with the static `EngineManager.extend()`. */
+const globalDrivers = new Map<string, EngineFactory>();
+
+/** Whether a model is an exact version: it ends in three dot-separated numbers (`jev-1.13.0`, not `jev-latest`). */
+export function isPinnedModel(model: string): boolean {
+  return /\d+\.\d+\.\d+$/.test(model);
+}
+
+/**
+ * Builds and caches the Engine of each configured connection, checking its configuration, and meters every
+ * connection's token usage against its budget.
+ */
+export class EngineManager {
+  private readonly drivers = new Map<string, EngineFactory>();
+  private readonly engines = new Map<string, MeteredEngine>();
+  private readonly meter = new UsageMeter();
+  private readonly logger = new Logger('Judgment');
+
+  constructor(
+    private readonly options: JudgmentModuleOptions,
+    /** Instantiates Engine-class drivers (the module resolves them through DI); default `new`. */
+    private readonly resolveClass: (engineClass: Type<Engine>) => Engine = (engineClass) => new engineClass(),
+  ) {}
+
+  /** Registers a driver for every EngineManager (e.g. before the module starts). */
+  static extend(driver: string, factory: EngineFactory): void {
+    globalDrivers.set(driver, factory);
+  }
+
+  /** Registers a driver for this manager; it wins over global and built-in drivers of the same name. */
+  extend(driver: string, factory: EngineFactory): this {
+    this.drivers.set(driver, factory);
+    return this;
+  }
+
+  /** The default connection's name: options.engine, else `jev`. */
+  defaultConnectionName(): string {
+    const name = this.options.engine === undefined ? 'jev' : this.options.engine;
+    if (typeof name !== 'string' || name.trim() === '') {
+      throw new EngineNotConfigured(
+        'No default Engine connection is set. Set the engine option (JUDGMENT_ENGINE) to one of the connections ' +
+          `in engines (${this.connectionNames()}).`,
+      );
+    }
+    return name;
+  }
+
+  /** A connection's Engine (default connection when unnamed), built and checked on first use, then cached. */
+  connection(name: string = this.defaultConnectionName()): Engine {
+    let engine = this.engines.get(name);
+    if (!engine) {
+      engine = this.build(name);
+      this.engines.set(name, engine);
+    }
+    return engine;
+  }
+
+  /** Builds the named connections now, so configuration errors surface at startup. */
+  validate(names: Iterable<string>): void {
+    for (const name of names) this.connection(name);
+  }
+
+  /** Input tokens this process spent on one connection, or on all of them. */
+  usage(connection?: string): number {
+    return this.meter.usage(connection);
+  }
+
+  /** The versioned model id that answered last; null before any answer. */
+  lastModel(): string | null {
+    return this.meter.lastModel();
+  }
+
+  /** A connection's configuration status (default connection when unnamed); never the key; no network. */
+  describe(name: string = this.defaultConnectionName()): EngineConnectionStatus {
+    const config = this.config(name);
+    let problem: string | null = null;
+    let model = typeof config.model === 'string' && config.model !== '' ? config.model : null;
+    try {
+      model = this.connection(name).model();
+    } catch (error) {
+      if (!(error instanceof EngineNotConfigured || error instanceof UnpinnedModel)) throw error;
+      problem = error.message;
+    }
+    const driver = config.driver ?? 'jev';
+    return {
+      connection: name,
+      driver: typeof driver === 'string' ? driver : driver.name,
+      url: config.url ? String(config.url).replace(/\/+$/, '') : driver === 'jev' ? DEFAULT_JEV_URL : null,
+      model,
+      pinned: model !== null && isPinnedModel(model),
+      keyPresent: typeof config.key === 'string' && config.key !== '',
+      timeout: config.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+      retries: config.retries ?? DEFAULT_RETRIES,
+      maxLabels: config.maxLabels ?? null,
+      budget: config.budget ?? null,
+      used: this.usage(name),
+      configured: problem === null,
+      problem,
+    };
+  }
+
+  private build(name: string): MeteredEngine {
+    const config = this.config(name);
+    const { budget } = connectionSettings(name, config);
+    const engine = this.driver(name, config)(config, { name, options: this.options });
+    this.checkPinned(name, engine.model(), config.allowAliases === true);
+    return new MeteredEngine(name, engine, budget, this.meter);
+  }
+
+  private config(name: string): EngineConnectionOptions {
+    const config = Object.hasOwn(this.options.engines ?? {}, name) ? this.options.engines?.[name] : undefined;
+    if (config === null || typeof config !== 'object') {
+      throw new EngineNotConfigured(
+        `The Engine connection "${name}" is not configured: engines has no "${name}" entry (configured: ` +
+          `${this.connectionNames()}). Add engines.${name} to the module options, or name a configured connection.`,
+      );
+    }
+    return config;
+  }
+
+  private driver(name: string, config: EngineConnectionOptions): EngineFactory {
+    const driver = config.driver ?? 'jev';
+    if (typeof driver === 'function' && typeof driver.prototype?.answer === 'function') {
+      return () => this.resolveClass(driver);
+    }
+    const factory =
+      typeof driver === 'string'
+        ? (this.drivers.get(driver) ?? globalDrivers.get(driver) ?? (Object.hasOwn(BUILT_IN_DRIVERS, driver) ? BUILT_IN_DRIVERS[driver] : undefined))
+        : undefined;
+    if (!factory) {
+      const named = typeof driver === 'function' ? `class ${driver.name}` : JSON.stringify(driver);
+      throw new EngineNotConfigured(
+        `The Engine connection "${name}" names the driver ${named}, which is neither a built-in driver (jev, mock), ` +
+          'a driver registered with EngineManager.extend(), nor a class implementing Engine. Fix ' +
+          `engines.${name}.driver, or register the driver before the connection is first used.`,
+      );
+    }
+    return factory;
+  }
+
+  /** An alias model may move beneath calibrated thresholds: refused in production, warned about elsewhere. */
+  private checkPinned(connection: string, model: string, allowAliases: boolean): void {
+    if (isPinnedModel(model) || allowAliases) return;
+    const environment = this.options.environment ?? process.env.NODE_ENV;
+    if (environment === 'production') {
+      throw new UnpinnedModel(
+        `The Engine connection "${connection}" asks the model "${model}", an alias rather than an exact version, in ` +
+          'production: the model behind it can change beneath calibrated thresholds. Pin an exact version such as ' +
+          `"jev-1.13.0" in engines.${connection}.model, or set engines.${connection}.allowAliases to accept the alias.`,
+      );
+    }
+    // Written even when `log` is false: it warns about configuration, like an error would.
+    this.logger.warn({
+      message: 'The Engine model is an alias, not an exact version: pin one before calibrating thresholds.',
+      connection,
+      model,
+    });
+  }
+
+  private connectionNames(): string {
+    return Object.keys(this.options.engines ?? {}).join(', ') || 'none';
+  }
+}

@@ -1,0 +1,146 @@
+import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Provenance } from '../../assessment/provenance';
+import { EngineNotConfigured, EngineRejectedRequest } from '../../errors';
+import type { EngineConnectionOptions } from '../../judgment.options';
+import type { Question } from '../../questions/question';
+import { connectionSettings } from '../connection.settings';
+import type { Engine, EngineRequest, EngineResponse } from '../engine.interface';
+import { statusError, transportError, type ResponseOrigin } from './jev.errors';
+import { readResponse, requestBody } from './jev.wire';
+import { RETRYABLE_STATUSES, retryWait } from './retry';
+
+/** Where the hosted Jev answers when a connection sets no `url`. */
+export const DEFAULT_JEV_URL = 'https://api.typesafe.ai';
+
+/** Everything the Jev driver needs to ask one connection. */
+export interface JevSettings {
+  /** The connection name, recorded as the Provenance engine. */
+  readonly connection: string;
+  /** Bearer token; null sends no Authorization header. */
+  readonly key: string | null;
+  /** Base URL without trailing slashes. */
+  readonly url: string;
+  readonly model: string;
+  /** Seconds per attempt. */
+  readonly timeout: number;
+  /** Retries of 429/529 answers: up to 1 + retries requests. */
+  readonly retries: number;
+  /** Most options a Classification may offer; null for no limit beyond the package's. */
+  readonly maxLabels: number | null;
+}
+
+/** How the driver waits before a retry; replaceable so tests can observe the computed waits. */
+export type Sleep = (milliseconds: number) => Promise<unknown>;
+
+/** The Jev driver: TypeSafe's hosted Jev and self-hosted Laya over the System One wire (`POST /v1/systemone`). */
+export class JevEngine implements Engine {
+  private readonly http: AxiosInstance;
+  private readonly endpoint: string;
+
+  constructor(
+    private readonly settings: JevSettings,
+    private readonly sleep: Sleep = delay,
+  ) {
+    this.endpoint = `${settings.url}/v1/systemone`;
+    this.http = axios.create({
+      timeout: Math.round(settings.timeout * 1000),
+      headers: {
+        Accept: 'application/json',
+        'Content-Type': 'application/json',
+        ...(settings.key === null ? {} : { Authorization: `Bearer ${settings.key}` }),
+      },
+      responseType: 'text',
+      transformResponse: [(data: unknown) => data],
+      validateStatus: () => true,
+      maxRedirects: 0,
+    });
+  }
+
+  /** Checks a connection's options and builds its driver; EngineNotConfigured names what to fix. */
+  static connect(connection: string, config: EngineConnectionOptions, sleep?: Sleep): JevEngine {
+    const key = typeof config.key === 'string' && config.key !== '' ? config.key : null;
+    if (key === null && config.requireKey !== false) {
+      throw new EngineNotConfigured(
+        `The Engine connection "${connection}" has no API key. Set engines.${connection}.key (TYPESAFE_API_KEY for ` +
+          `the jev connection), or set engines.${connection}.requireKey to false for a server that needs none.`,
+      );
+    }
+    if (typeof config.model !== 'string' || config.model.trim() === '') {
+      throw new EngineNotConfigured(
+        `The Engine connection "${connection}" has no model. Set engines.${connection}.model to the model it asks, ` +
+          'pinned to an exact version such as "jev-1.13.0".',
+      );
+    }
+    const url = String(config.url ?? DEFAULT_JEV_URL).replace(/\/+$/, '');
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+      throw new EngineNotConfigured(
+        `The Engine connection "${connection}" has an invalid url (${JSON.stringify(config.url)}): set ` +
+          `engines.${connection}.url to the server's http(s) base URL, such as "${DEFAULT_JEV_URL}".`,
+      );
+    }
+    const { timeout, retries, maxLabels } = connectionSettings(connection, config);
+    return new JevEngine({ connection, key, url, model: config.model, timeout, retries, maxLabels }, sleep);
+  }
+
+  model(): string {
+    return this.settings.model;
+  }
+
+  async answer(request: EngineRequest): Promise<EngineResponse> {
+    this.checkLabels(request.questions);
+    const body = requestBody(this.settings.model, request.evidence, request.questions);
+    const { response, attempts } = await this.send(body);
+    const header = response.headers['x-typesafe-request-id'];
+    const origin: ResponseOrigin = {
+      connection: this.settings.connection,
+      requestId: typeof header === 'string' && header !== '' ? header : null,
+    };
+    if (response.status < 200 || response.status > 299) {
+      throw statusError(response.status, String(response.data ?? ''), origin, attempts, this.settings.key);
+    }
+    const reading = readResponse(String(response.data ?? ''), request.questions, origin);
+    return {
+      answers: reading.answers,
+      provenance: new Provenance(origin.connection, reading.model, origin.requestId, {
+        usage: reading.usage,
+        confidence: reading.confidence,
+        response: reading.body,
+      }),
+    };
+  }
+
+  /** Refuses, before asking, a Classification with more options than the connection accepts. */
+  private checkLabels(questions: ReadonlyMap<string, Question>): void {
+    const limit = this.settings.maxLabels;
+    if (limit === null) return;
+    for (const [key, question] of questions) {
+      if (question.kind === 'classification' && question.options().length > limit) {
+        throw new EngineRejectedRequest(
+          `The Engine connection "${this.settings.connection}" answers Classifications of at most ${limit} options, ` +
+            `but "${key}" offers ${question.options().length}. Narrow its labels, or ask it on another connection ` +
+            `(engines.${this.settings.connection}.maxLabels sets the limit).`,
+        );
+      }
+    }
+  }
+
+  /** Posts the body, retrying 429/529 answers; returns the last response and how many requests were sent. */
+  private async send(body: string): Promise<{ response: AxiosResponse<string>; attempts: number }> {
+    for (let attempts = 1; ; attempts++) {
+      const response = await this.http.post<string>(this.endpoint, body).catch((error: unknown) => {
+        throw transportError(error, this.settings.connection, this.endpoint, this.settings.timeout);
+      });
+      if (!RETRYABLE_STATUSES.has(response.status) || attempts > this.settings.retries) return { response, attempts };
+      await this.sleep(retryWait(retryHeaders(response), attempts));
+    }
+  }
+}
+
+function retryHeaders(response: AxiosResponse): { 'retry-after-ms'?: string; 'retry-after'?: string } {
+  const text = (name: string) => {
+    const value: unknown = response.headers[name];
+    return value === undefined || value === null ? undefined : String(value);
+  };
+  return { 'retry-after-ms': text('retry-after-ms'), 'retry-after': text('retry-after') };
+}

@@ -1,0 +1,122 @@
+import {
+  EngineFailed,
+  EngineOverloaded,
+  EngineRateLimited,
+  EngineRejectedRequest,
+  EngineUnauthorized,
+} from '../../errors';
+
+/** Which connection and request a response or failure belongs to. */
+export interface ResponseOrigin {
+  readonly connection: string;
+  readonly requestId: string | null;
+}
+
+/** `connection "jev", request req_1`, or just the connection when the Engine sent no request id. */
+export function describeOrigin({ connection, requestId }: ResponseOrigin): string {
+  return requestId ? `connection "${connection}", request ${requestId}` : `connection "${connection}"`;
+}
+
+/** A non-2xx answer, after any retries, as the matching EngineFailed. `secret` is blanked out of the reason. */
+export function statusError(
+  status: number,
+  body: string,
+  origin: ResponseOrigin,
+  attempts: number,
+  secret: string | null,
+): EngineFailed {
+  const where = `HTTP ${status}, ${describeOrigin(origin)}`;
+  const reason = secret ? errorReason(body).replaceAll(secret, '[redacted]') : errorReason(body);
+  const option = (name: string) => `engines.${origin.connection}.${name}`;
+  const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+  const details = { requestId: origin.requestId };
+  switch (status) {
+    case 400:
+    case 422:
+      return new EngineRejectedRequest(
+        `The Engine rejected the request as invalid (${where}): ${reason}. Fix what it names; sending it again will not help.`,
+        details,
+      );
+    case 401:
+    case 403:
+      return new EngineUnauthorized(
+        `The Engine refused the credentials (${where}): ${reason}. Check the API key in ${option('key')}.`,
+        details,
+      );
+    case 429:
+      return new EngineRateLimited(
+        `The Engine still rate-limited the request after ${tries} (${where}): ${reason}. ` +
+          `Send fewer requests, or allow more retries in ${option('retries')}.`,
+        details,
+      );
+    case 529:
+      return new EngineOverloaded(
+        `The Engine was still overloaded after ${tries} (${where}): ${reason}. ` +
+          `Try again later, or allow more retries in ${option('retries')}.`,
+        details,
+      );
+    default:
+      return new EngineFailed(`The Engine failed (${where}): ${reason}.`, details);
+  }
+}
+
+/**
+ * A transport failure (timeout, refused or reset connection) as an EngineFailed. The HTTP client's error is dropped:
+ * it carries the request config and headers, API key included. The cause keeps only method, path and error code.
+ */
+export function transportError(error: unknown, connection: string, endpoint: string, timeoutSeconds: number): EngineFailed {
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'unknown';
+  const url = new URL(endpoint);
+  const cause = new Error(`POST ${url.pathname} failed: ${code}`);
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') {
+    return new EngineFailed(
+      `The Engine did not answer within ${timeoutSeconds} s (connection "${connection}", POST ${url.origin}${url.pathname}); ` +
+        `a timed-out attempt is not retried. Raise engines.${connection}.timeout if the Engine needs longer.`,
+      { cause },
+    );
+  }
+  return new EngineFailed(
+    `The Engine could not be reached (connection "${connection}", POST ${url.origin}${url.pathname}: ${code}). ` +
+      `Check engines.${connection}.url and that the server is running.`,
+    { cause },
+  );
+}
+
+const MAX_RAW_REASON = 300;
+
+/**
+ * The reason an Engine gave for an error, from its `detail`: an object (`message`, else `error_type`), a list of
+ * validation items (`loc` without the leading "body", then `msg`; the echoed `input` is left out), or a string.
+ * Any other body is quoted raw, shortened.
+ */
+export function errorReason(body: string): string {
+  const detail = parseDetail(body);
+  if (typeof detail === 'string' && detail.trim() !== '') return detail;
+  if (Array.isArray(detail) && detail.length > 0) return detail.map(validationItem).join('; ');
+  if (detail !== null && typeof detail === 'object') {
+    const { message, error_type: type } = detail as { message?: unknown; error_type?: unknown };
+    if (typeof message === 'string' && message.trim() !== '') return message;
+    if (type === 'max_tokens_exceeded') {
+      return 'max_tokens_exceeded: the Evidence and Questions are longer than the model accepts; shorten the Evidence';
+    }
+    if (typeof type === 'string') return type;
+  }
+  const raw = body.replace(/\s+/g, ' ').trim();
+  if (raw === '') return 'no reason given (empty body)';
+  return raw.length > MAX_RAW_REASON ? `${raw.slice(0, MAX_RAW_REASON)}…` : raw;
+}
+
+function validationItem(item: unknown): string {
+  const { loc, msg } = (item ?? {}) as { loc?: unknown; msg?: unknown };
+  const path = Array.isArray(loc) ? loc.slice(loc[0] === 'body' ? 1 : 0).join('.') : '';
+  const message = typeof msg === 'string' ? msg : 'invalid';
+  return path ? `${path}: ${message}` : message;
+}
+
+function parseDetail(body: string): unknown {
+  try {
+    return (JSON.parse(body) as { detail?: unknown } | null)?.detail ?? null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,38 @@
+import { JudgmentError } from './judgment.error';
+
+/** The Engine could not produce an Assessment. Every Engine failure is (a subclass of) this. */
+export class EngineFailed extends JudgmentError {
+  /** The Engine's request id, when the failure happened after the Engine answered with one. */
+  readonly requestId: string | null;
+
+  constructor(message: string, options?: { cause?: unknown; requestId?: string | null }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.requestId = options?.requestId ?? null;
+  }
+
+  /** Wraps an error thrown while asking the Engine for the named Judgment. */
+  static wrap(judgment: string, error: unknown): EngineFailed {
+    if (error instanceof EngineFailed) return error;
+    const message = error instanceof Error ? error.message : String(error);
+    return new EngineFailed(`The Engine failed to assess ${judgment}: ${message}`, { cause: error });
+  }
+}
+
+/** The Engine answered, but its response could not be read (or left Questions unanswered). */
+export class MalformedEngineResponse extends EngineFailed {}
+/** The Engine refused the request as invalid (HTTP 400/422), or the connection refused it before asking. */
+export class EngineRejectedRequest extends EngineFailed {}
+/** The Engine refused the credentials (HTTP 401/403). */
+export class EngineUnauthorized extends EngineFailed {}
+/** The Engine rate-limited the request (HTTP 429) after every retry. */
+export class EngineRateLimited extends EngineFailed {}
+/** The Engine was overloaded (HTTP 529) after every retry. */
+export class EngineOverloaded extends EngineFailed {}
+/** The connection's token budget is spent: no request was sent. */
+export class EngineBudgetExhausted extends EngineFailed {}
+
+/** A connection or driver is missing or misconfigured. A configuration error, not a failed attempt. */
+export class EngineNotConfigured extends JudgmentError {}
+
+/** An alias model in production without allowAliases. A configuration error, not a failed attempt. */
+export class UnpinnedModel extends JudgmentError {}

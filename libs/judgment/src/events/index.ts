@@ -1,0 +1,2 @@
+export * from './judgment.events';
+export * from './judgment-events.publisher';

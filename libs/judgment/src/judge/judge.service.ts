@@ -1,0 +1,261 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Assessment, type EncodedAnswer } from '../assessment/assessment';
+import { Provenance } from '../assessment/provenance';
+import { Unassessed } from '../assessment/unassessed';
+import { prepareEvidence } from '../definition/evidence';
+import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
+import type { Engine, EngineResponse } from '../engines/engine.interface';
+import { EngineManager } from '../engines/engine.manager';
+import { AssessmentNotRecorded, EngineFailed, MalformedEngineResponse, UnassessedNotRecorded } from '../errors';
+import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
+import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
+import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
+import type { JudgmentModuleOptions } from '../judgment.options';
+import { JudgmentLogger, describeError } from '../logging/judgment.logger';
+import type { AssessmentRecord } from '../persistence/assessment-record.entity';
+import { type AttemptContext, AssessmentRecorder } from '../persistence/assessment.recorder';
+import { type DeclaredQuestion, type QuestionMap, expandQuestions, readQuestions } from '../questions/question';
+import { questionsFingerprint } from '../questions/questions-fingerprint';
+import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
+import { Decider, type LinkState } from './decider.service';
+import type { AssessResult, DispatchOptions } from './judge.types';
+import { JudgmentDispatcher } from './judgment.dispatcher';
+
+/** JavaScript programming errors: bugs, not Engine failures. They pass through unwrapped and unrecorded. */
+const PROGRAMMING_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError];
+
+/** Everything prepared before the Engine is asked. */
+interface Attempt extends AttemptContext {
+  readonly questions: QuestionMap;
+  readonly connection: string;
+  readonly engine: Engine;
+  readonly cacheFor: number | null;
+}
+
+/**
+ * Assesses Judgments: one Engine round per Judgment, every attempt recorded, failures never turned into Outcomes.
+ * The class is the injection token, so tests can `overrideProvider(Judge)`.
+ */
+@Injectable()
+export class Judge {
+  private readonly throwOnFailure: boolean;
+
+  constructor(
+    @Inject(JUDGMENT_MODULE_OPTIONS) options: JudgmentModuleOptions,
+    private readonly engines: EngineManager,
+    private readonly recorder: AssessmentRecorder,
+    private readonly decider: Decider,
+    private readonly cache: AssessmentCache,
+    private readonly events: JudgmentEventsPublisher,
+    private readonly logger: JudgmentLogger,
+    private readonly dispatcher: JudgmentDispatcher,
+  ) {
+    this.throwOnFailure = options.throwOnFailure ?? true;
+  }
+
+  /**
+   * Asks the Engine every Question of the Judgment in one round, records the Assessment and announces it. An Engine
+   * failure is recorded and announced, then thrown as EngineFailed (or returned as Unassessed with
+   * `throwOnFailure: false`). If the Assessment cannot be recorded while recording is required, AssessmentNotRecorded
+   * is thrown (carrying the paid answers) whatever throwOnFailure says.
+   */
+  async assess<J extends Judgment>(judgment: J): Promise<AssessResult<J>> {
+    const attempt = this.prepare(judgment);
+    const cacheKey = attempt.cacheFor === null ? null : this.cacheKey(attempt);
+    if (cacheKey) {
+      const hit = await this.cache.get(cacheKey);
+      if (hit && !(hit.recordId === null && this.recorder.persistence.enabled)) {
+        return this.fromCache(judgment, attempt, hit) as Promise<AssessResult<J>>;
+      }
+    }
+
+    let response: EngineResponse | undefined;
+    let assessment: Assessment<J>;
+    try {
+      response = await attempt.engine.answer({ questions: expandQuestions(attempt.name, attempt.questions), evidence: judgment.evidence() });
+      assessment = this.read(judgment, attempt, response);
+    } catch (error) {
+      if (PROGRAMMING_ERRORS.some((type) => error instanceof type)) throw error;
+      return this.failed(judgment, attempt, EngineFailed.wrap(attempt.name, error), response) as unknown as Promise<
+        AssessResult<J>
+      >;
+    }
+
+    const record = await this.record(attempt, assessment, null);
+    await this.events.emit(new AssessmentCompleted(judgment, assessment, record));
+    this.logger.info('Judgment assessed.', assessment.logContext());
+    if (cacheKey) {
+      await this.cache.put(
+        cacheKey,
+        {
+          answers: assessment.encodedAnswers(),
+          engine: assessment.provenance.engine,
+          model: assessment.provenance.model,
+          requestId: assessment.provenance.requestId,
+          recordId: record?.id ?? null,
+        },
+        attempt.cacheFor as number,
+      );
+    }
+    return assessment as AssessResult<J>;
+  }
+
+  /**
+   * Queues the Judgment: the worker assesses and records it, then (with a default Decision) a chained job decides
+   * from the record. With the queue disabled the same work runs inline. Resolves to the job id.
+   */
+  dispatch(judgment: Judgment, options: DispatchOptions = {}): Promise<string> {
+    return this.dispatcher.dispatch(judgment, options);
+  }
+
+  /** Input tokens this process consumed across connections (or on one). */
+  usage(connection?: string): number {
+    return this.engines.usage(connection);
+  }
+
+  /** The versioned model id that answered last (null before any answer). */
+  lastModel(): string | null {
+    return this.engines.lastModel();
+  }
+
+  private prepare(judgment: Judgment): Attempt {
+    const name = judgmentName(judgment);
+    const metadata = judgmentMetadata(judgment.constructor);
+    const questions = readQuestions(name, judgment.questions());
+    expandQuestions(name, questions);
+    const evidence = prepareEvidence(judgment.evidence());
+    const connection = judgment.engine?.() ?? metadata.engine ?? this.engines.defaultConnectionName();
+    const engine = this.engines.connection(connection);
+    const cacheFor = judgment.cacheFor?.() ?? metadata.cacheFor;
+    return {
+      name,
+      judgment,
+      questions,
+      evidence,
+      questionsFingerprint: questionsFingerprint(questions),
+      language: judgment.language?.() ?? null,
+      connection,
+      engine,
+      cacheFor: cacheFor ?? null,
+    };
+  }
+
+  private cacheKey(attempt: Attempt): string {
+    return this.cache.key({
+      judgment: attempt.name,
+      questionsFingerprint: attempt.questionsFingerprint,
+      evidenceFingerprint: attempt.evidence.fingerprint,
+      untrustedPaths: attempt.evidence.untrustedPaths,
+      engineClass: this.engines.describe(attempt.connection).driver,
+      connection: attempt.connection,
+      model: attempt.engine.model(),
+    });
+  }
+
+  /** Checks the Engine answered exactly what was asked, and regroups Likelihood Sets under their keys. */
+  private read<J extends Judgment>(judgment: J, attempt: Attempt, response: EngineResponse): Assessment<J> {
+    const expanded = expandQuestions(attempt.name, attempt.questions);
+    const requestId = response.provenance.requestId;
+    for (const key of expanded.keys()) {
+      if (!Object.prototype.hasOwnProperty.call(response.answers, key)) {
+        throw new MalformedEngineResponse(`The Engine did not answer Question "${key}" of ${attempt.name}.`, {
+          requestId,
+        });
+      }
+    }
+    for (const key of Object.keys(response.answers)) {
+      if (!expanded.has(key)) {
+        throw new MalformedEngineResponse(
+          `The Engine answered Question "${key}", which ${attempt.name} does not ask.`,
+          { requestId },
+        );
+      }
+    }
+    const encoded: Record<string, EncodedAnswer> = {};
+    for (const [key, question] of Object.entries(attempt.questions)) {
+      encoded[key] = regroup(key, question, response.answers);
+    }
+    try {
+      return Assessment.fromAnswers(judgment, attempt.questions, encoded, response.provenance);
+    } catch (error) {
+      throw new MalformedEngineResponse(
+        `The Engine's answers to ${attempt.name} are unreadable: ${(error as Error).message}`,
+        { requestId, cause: error },
+      );
+    }
+  }
+
+  private async fromCache<J extends Judgment>(judgment: J, attempt: Attempt, hit: CachedAssessment) {
+    const provenance = new Provenance(hit.engine, hit.model, hit.requestId, {});
+    const assessment = Assessment.fromAnswers(judgment, attempt.questions, hit.answers, provenance);
+    const record = await this.record(attempt, assessment, hit.recordId);
+    await this.events.emit(new AssessmentCompleted(judgment, assessment, record));
+    this.logger.info('Judgment assessed from cache.', { ...assessment.logContext(), cached_from: hit.recordId });
+    return assessment;
+  }
+
+  /** Records an answered attempt and links it for deciding; required recording that fails throws. */
+  private async record(
+    attempt: Attempt,
+    assessment: Assessment<any>,
+    cachedFromId: number | null,
+  ): Promise<AssessmentRecord | null> {
+    const state: LinkState = { record: null, refused: false, awaitingReview: false };
+    this.decider.link(assessment, state);
+    if (!this.recorder.persistence.enabled) return null;
+    try {
+      state.record = await this.recorder.recordAssessment(attempt, assessment, cachedFromId);
+    } catch (error) {
+      const failure = new AssessmentNotRecorded(
+        `The Assessment of ${attempt.name} could not be recorded: ${(error as Error).message}`,
+        assessment,
+        { cause: error },
+      );
+      if (this.recorder.persistence.required) {
+        state.refused = true;
+        throw failure;
+      }
+      this.logger.warn('Judgment not recorded.', { ...assessment.logContext(), exception: describeError(error) });
+    }
+    return state.record;
+  }
+
+  private async failed<J extends Judgment>(
+    judgment: J,
+    attempt: Attempt,
+    error: EngineFailed,
+    response: EngineResponse | undefined,
+  ): Promise<Unassessed<J, AssessmentRecord>> {
+    // Provenance is kept only when the Engine returned a response that the Judge itself rejected.
+    const provenance = response?.provenance ?? null;
+    const context = {
+      judgment: attempt.name,
+      ...(provenance ? provenance.logContext() : {}),
+      exception: describeError(error),
+    };
+    let record: AssessmentRecord | null = null;
+    if (this.recorder.persistence.enabled) {
+      try {
+        record = await this.recorder.recordFailure(attempt, error, provenance);
+      } catch (writeError) {
+        const unrecorded = new UnassessedNotRecorded(
+          `The Unassessed attempt of ${attempt.name} could not be recorded: ${(writeError as Error).message}`,
+          judgment,
+          error,
+          { cause: writeError },
+        );
+        this.logger.warn('Judgment not recorded.', { ...context, exception: describeError(unrecorded) });
+      }
+    }
+    await this.events.emit(new AssessmentFailed(judgment, error, record));
+    this.logger.warn('Judgment unassessed.', context);
+    if (this.throwOnFailure) throw error;
+    return new Unassessed(judgment, error, record);
+  }
+}
+
+/** The declared key's answer from the Engine's expanded answers (a Likelihood Set gathers its `set.label` keys). */
+function regroup(key: string, question: DeclaredQuestion, answers: EngineResponse['answers']): EncodedAnswer {
+  if (question.kind !== 'likelihood_set') return answers[key];
+  return Object.fromEntries(question.labels.map((label) => [label, answers[`${key}.${label}`] as number]));
+}

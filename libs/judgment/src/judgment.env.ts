@@ -1,0 +1,110 @@
+import { JudgmentError } from './errors';
+import type { JudgmentModuleOptions } from './judgment.options';
+
+/** An environment variable holds a value the module cannot use. */
+export class InvalidConfiguration extends JudgmentError {}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Module options from environment variables (SPEC §4). Unset variables take their defaults; an invalid value throws
+ * InvalidConfiguration naming the variable, so the app fails at startup.
+ */
+export function judgmentOptionsFromEnv(env: Env = process.env): JudgmentModuleOptions {
+  const read = new EnvReader(env);
+  return {
+    engine: read.string('JUDGMENT_ENGINE') ?? 'jev',
+    engines: {
+      jev: {
+        driver: 'jev',
+        key: read.string('TYPESAFE_API_KEY') ?? null,
+        url: read.string('TYPESAFE_BASE_URL') ?? 'https://api.typesafe.ai',
+        model: read.string('JUDGMENT_JEV_MODEL') ?? 'jev-1.13.0',
+        allowAliases: read.boolean('JUDGMENT_JEV_ALLOW_ALIASES') ?? false,
+        timeout: read.number('JUDGMENT_JEV_TIMEOUT', { min: 0, exclusiveMin: true }) ?? 10,
+        retries: read.integer('JUDGMENT_JEV_RETRIES', { min: 0 }) ?? 3,
+        budget: read.integer('JUDGMENT_BUDGET', { min: 0 }) ?? null,
+      },
+      laya: {
+        driver: 'jev',
+        key: read.string('LAYA_API_KEY') ?? null,
+        requireKey: false,
+        url: read.string('LAYA_BASE_URL') ?? 'http://localhost:8000',
+        model: read.string('JUDGMENT_LAYA_MODEL') ?? 'english',
+        allowAliases: read.boolean('JUDGMENT_LAYA_ALLOW_ALIASES') ?? false,
+        timeout: read.number('JUDGMENT_LAYA_TIMEOUT', { min: 0, exclusiveMin: true }) ?? 10,
+        retries: read.integer('JUDGMENT_LAYA_RETRIES', { min: 0 }) ?? 3,
+        maxLabels: read.integer('JUDGMENT_LAYA_MAX_LABELS', { min: 2 }) ?? 20,
+        budget: read.integer('JUDGMENT_BUDGET', { min: 0 }) ?? null,
+      },
+      mock: { driver: 'mock', model: 'mock-1.0.0' },
+    },
+    throwOnFailure: read.boolean('JUDGMENT_THROW_ON_FAILURE') ?? true,
+    persistence: {
+      enabled: read.boolean('JUDGMENT_PERSIST') ?? true,
+      required: read.boolean('JUDGMENT_PERSIST_REQUIRED') ?? true,
+      evidence: read.boolean('JUDGMENT_PERSIST_EVIDENCE') ?? true,
+      retentionDays: read.retention('JUDGMENT_RETENTION_DAYS'),
+    },
+    log: read.boolean('JUDGMENT_LOG') ?? true,
+    environment: read.string('NODE_ENV'),
+  };
+}
+
+/** Queue attempts from the environment (`JUDGMENT_QUEUE_TRIES`, `JUDGMENT_QUEUE_DECIDE_TRIES`), for the static extra. */
+export function judgmentQueueAttemptsFromEnv(env: Env = process.env): { attempts: number; decideAttempts: number } {
+  const read = new EnvReader(env);
+  return {
+    attempts: read.integer('JUDGMENT_QUEUE_TRIES', { min: 1 }) ?? 1,
+    decideAttempts: read.integer('JUDGMENT_QUEUE_DECIDE_TRIES', { min: 1 }) ?? 3,
+  };
+}
+
+const TRUE = ['true', '1', 'yes', 'on'];
+const FALSE = ['false', '0', 'no', 'off'];
+
+class EnvReader {
+  constructor(private readonly env: Env) {}
+
+  string(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  boolean(name: string): boolean | undefined {
+    const value = this.string(name)?.toLowerCase();
+    if (value === undefined) return undefined;
+    if (TRUE.includes(value)) return true;
+    if (FALSE.includes(value)) return false;
+    throw new InvalidConfiguration(`${name} must be true or false (also 1/0, yes/no, on/off); got "${this.env[name]}".`);
+  }
+
+  number(name: string, range: { min: number; exclusiveMin?: boolean }): number | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    const value = Number(raw);
+    const tooSmall = range.exclusiveMin ? value <= range.min : value < range.min;
+    if (!/^[-+]?(\d+\.?\d*|\.\d+)$/.test(raw) || !Number.isFinite(value) || tooSmall) {
+      throw new InvalidConfiguration(
+        `${name} must be a number ${range.exclusiveMin ? 'above' : 'of at least'} ${range.min}; got "${raw}".`,
+      );
+    }
+    return value;
+  }
+
+  integer(name: string, range: { min: number }): number | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    if (!/^\d+$/.test(raw) || Number(raw) < range.min) {
+      throw new InvalidConfiguration(`${name} must be a whole number of at least ${range.min}; got "${raw}".`);
+    }
+    return Number(raw);
+  }
+
+  /** Days, or `null`/`forever`/`never` to keep records forever. */
+  retention(name: string): number | null {
+    const raw = this.string(name);
+    if (raw !== undefined && ['null', 'forever', 'never'].includes(raw.toLowerCase())) return null;
+    return this.integer(name, { min: 1 }) ?? 365;
+  }
+}

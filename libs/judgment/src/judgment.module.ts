@@ -1,0 +1,114 @@
+import { type DynamicModule, Global, Module, type Provider, type Type } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AssessmentCache } from './cache/assessment.cache';
+import { decisionMetadata, isDecision } from './definition/decision.decorator';
+import { judgmentMetadata } from './definition/judgment.decorator';
+import { JudgmentRegistry, isJudgmentClass } from './definition/judgment.registry';
+import { EngineManager } from './engines/engine.manager';
+import { JudgmentEventsPublisher } from './events/judgment-events.publisher';
+import { Decider } from './judge/decider.service';
+import { Judge } from './judge/judge.service';
+import { JudgmentDispatcher } from './judge/judgment.dispatcher';
+import { JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from './judgment.constants';
+import {
+  JUDGMENT_ASYNC_OPTIONS_TYPE,
+  JUDGMENT_OPTIONS_TYPE,
+  JudgmentConfigurableModule,
+  type JudgmentModuleExtras,
+} from './judgment.module-definition';
+import type { JudgmentModuleOptions } from './judgment.options';
+import { JudgmentLogger } from './logging/judgment.logger';
+import { AssessmentRecord } from './persistence/assessment-record.entity';
+import { AssessmentRecorder } from './persistence/assessment.recorder';
+import { JudgmentStartupCheck } from './judgment.startup';
+
+/** Holds the one registry of an app; a constant module so every import shares it. */
+@Global()
+@Module({ providers: [JudgmentRegistry], exports: [JudgmentRegistry] })
+export class JudgmentRegistryModule {}
+
+/** Registers Judgments and Decisions of one feature module. */
+@Module({})
+export class JudgmentFeatureModule {}
+
+/** The services every JudgmentModule.forRoot() provides; apps inject Judge and the others by class. */
+const SERVICES: Provider[] = [
+  AssessmentRecorder,
+  AssessmentCache,
+  Decider,
+  Judge,
+  JudgmentDispatcher,
+  JudgmentEventsPublisher,
+  JudgmentLogger,
+  JudgmentStartupCheck,
+  {
+    provide: EngineManager,
+    useFactory: (options: JudgmentModuleOptions, moduleRef: ModuleRef) =>
+      new EngineManager(options, (cls) => {
+        try {
+          return moduleRef.get(cls, { strict: false });
+        } catch {
+          return new cls();
+        }
+      }),
+    inject: [JUDGMENT_MODULE_OPTIONS, ModuleRef],
+  },
+];
+
+const EXPORTS = [Judge, EngineManager, AssessmentRecorder, Decider, JUDGMENT_MODULE_OPTIONS];
+
+/**
+ * The module: `JudgmentModule.forRoot(options)` (or `forRootAsync`) once in the app, and
+ * `JudgmentModule.forFeature([Judgments..., Decisions...])` wherever Judgments are declared. The app owns TypeORM,
+ * EventEmitter and BullMQ: it imports their forRoot; this module only registers features with them.
+ */
+@Module({})
+export class JudgmentModule extends JudgmentConfigurableModule {
+  static forRoot(options: typeof JUDGMENT_OPTIONS_TYPE): DynamicModule {
+    return withServices(super.forRoot(options), options);
+  }
+
+  static forRootAsync(options: typeof JUDGMENT_ASYNC_OPTIONS_TYPE): DynamicModule {
+    return withServices(super.forRootAsync(options), options);
+  }
+
+  /** Registers Judgment and Decision classes by name; Decisions become providers, so tests can override them. */
+  static forFeature(classes: Function[]): DynamicModule {
+    const decisions = new Set<Type>();
+    for (const cls of classes) {
+      if (isDecision(cls)) decisions.add(cls as Type);
+      else if (isJudgmentClass(cls)) {
+        const decision = judgmentMetadata(cls).decision;
+        if (decision && isDecision(decision)) decisions.add(decision);
+      }
+    }
+    const registration: Provider = {
+      provide: Symbol(`JudgmentFeature(${classes.map((c) => c.name).join(', ')})`),
+      useFactory: (registry: JudgmentRegistry) => registry.register(classes),
+      inject: [JudgmentRegistry],
+    };
+    for (const decision of decisions) decisionMetadata(decision);
+    return {
+      module: JudgmentFeatureModule,
+      imports: [JudgmentRegistryModule],
+      providers: [registration, ...decisions],
+      exports: [...decisions],
+    };
+  }
+}
+
+function withServices(definition: DynamicModule, extras: JudgmentModuleExtras): DynamicModule {
+  const resolved: JudgmentModuleExtras = {
+    isGlobal: extras.isGlobal ?? false,
+    queue: extras.queue,
+    dataSource: extras.dataSource,
+  };
+  const typeorm = resolved.dataSource === false ? [] : [TypeOrmModule.forFeature([AssessmentRecord], resolved.dataSource)];
+  return {
+    ...definition,
+    imports: [...(definition.imports ?? []), JudgmentRegistryModule, ...typeorm],
+    providers: [...(definition.providers ?? []), { provide: JUDGMENT_EXTRAS, useValue: resolved }, ...SERVICES],
+    exports: [...(definition.exports ?? []), ...EXPORTS, JudgmentRegistryModule],
+  };
+}

@@ -1,0 +1,58 @@
+import type { Type } from '@nestjs/common';
+import type { Engine } from './engines/engine.interface';
+
+/** One Engine connection (`engines.<name>`). */
+export interface EngineConnectionOptions {
+  /** `jev` (also serves Laya), `mock`, a driver registered with `EngineManager.extend()`, or an Engine class. */
+  driver?: string | Type<Engine>;
+  /** API key; sent as a Bearer token, never logged or recorded. */
+  key?: string | null;
+  /** Base URL (Jev default `https://api.typesafe.ai`). */
+  url?: string;
+  /** The model to ask: pin an exact version (`jev-1.13.0`) so calibrated thresholds stay valid. */
+  model?: string;
+  /** Accept an alias model (e.g. `jev-latest`) in production. */
+  allowAliases?: boolean;
+  /** Refuse to start without a key (default true; false for servers that need none, like Laya). */
+  requireKey?: boolean;
+  /** Seconds per attempt (default 10). */
+  timeout?: number;
+  /** Retries of 429/529 answers (default 3). */
+  retries?: number;
+  /** Largest Classification the connection accepts (Laya: 20); larger ones are refused before asking. */
+  maxLabels?: number | null;
+  /** Input tokens this process may spend on the connection; at the ceiling no request is sent. */
+  budget?: number | null;
+  /** Options of custom drivers. */
+  [option: string]: unknown;
+}
+
+/** Persistence of Assessments (`judgment_assessments`). */
+export interface PersistenceOptions {
+  /** Record Assessments and attempts (default true). */
+  enabled?: boolean;
+  /** Throw AssessmentNotRecorded when an Assessment or Outcome cannot be written (default true). */
+  required?: boolean;
+  /** Store the Evidence itself (default true); false keeps only its fingerprint and untrusted paths. */
+  evidence?: boolean;
+  /** Days records are kept by `prune()` (default 365; null keeps them forever). */
+  retentionDays?: number | null;
+}
+
+/** Options of `JudgmentModule.forRoot()`; every one may come from ConfigService through `forRootAsync()`. */
+export interface JudgmentModuleOptions {
+  /** The default connection (default `jev`). */
+  engine?: string;
+  /** Connections by name. */
+  engines?: Record<string, EngineConnectionOptions>;
+  /** Throw EngineFailed on a failed attempt (default true); false returns Unassessed. */
+  throwOnFailure?: boolean;
+  persistence?: PersistenceOptions;
+  /** Write the package's log lines (default true). */
+  log?: boolean;
+  /** Who may resolve Reviews: a class implementing ResolutionPolicy, instantiated through DI. None refuses everyone. */
+  resolutionPolicy?: Type<unknown>;
+  calibration?: { concurrency?: number };
+  /** The environment name; `production` refuses alias models. Default: NODE_ENV. */
+  environment?: string;
+}

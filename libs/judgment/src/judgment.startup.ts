@@ -1,0 +1,27 @@
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { judgmentMetadata } from './definition/judgment.decorator';
+import { JudgmentRegistry } from './definition/judgment.registry';
+import { EngineManager } from './engines/engine.manager';
+import { AssessmentRecorder } from './persistence/assessment.recorder';
+
+/**
+ * Surfaces configuration errors at startup: the default connection and the connections named by registered
+ * Judgments must build, and persistence needs a DataSource.
+ */
+@Injectable()
+export class JudgmentStartupCheck implements OnApplicationBootstrap {
+  constructor(
+    private readonly engines: EngineManager,
+    private readonly registry: JudgmentRegistry,
+    private readonly recorder: AssessmentRecorder,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const named = this.registry
+      .judgments()
+      .map((cls) => judgmentMetadata(cls).engine)
+      .filter((name): name is string => name !== null);
+    this.engines.validate([this.engines.defaultConnectionName(), ...named]);
+    if (this.recorder.persistence.enabled) this.recorder.repository();
+  }
+}

@@ -1,0 +1,125 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+
+/** One attempt to assess a Judgment: its answers (or failure), provenance, Outcome, Review and Resolution. */
+@Entity({ name: 'judgment_assessments' })
+@Index('judgment_assessments_subject_index', ['subjectType', 'subjectId'])
+@Index('judgment_assessments_review_index', ['reviewRequestedAt', 'resolvedAt'])
+@Index('judgment_assessments_resolver_index', ['resolverType', 'resolverId'])
+export class AssessmentRecord {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  /** The Judgment's registered name. */
+  @Index('judgment_assessments_judgment_index')
+  @Column({ type: 'varchar', length: 255 })
+  judgment!: string;
+
+  @Column({ name: 'subject_type', type: 'varchar', length: 255, nullable: true })
+  subjectType!: string | null;
+
+  @Column({ name: 'subject_id', type: 'varchar', length: 255, nullable: true })
+  subjectId!: string | null;
+
+  /** The Evidence as asked (untrusted text as plain strings); null when evidence storage is off. */
+  @Column({ type: 'json', nullable: true })
+  evidence!: Record<string, unknown> | null;
+
+  @Column({ name: 'evidence_fingerprint', type: 'character', length: 64 })
+  evidenceFingerprint!: string;
+
+  @Column({ name: 'untrusted_paths', type: 'json' })
+  untrustedPaths!: string[];
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  language!: string | null;
+
+  @Index('judgment_assessments_questions_fingerprint_index')
+  @Column({ name: 'questions_fingerprint', type: 'character', length: 64 })
+  questionsFingerprint!: string;
+
+  /** The encoded answers; null for an Unassessed attempt. */
+  @Column({ type: 'json', nullable: true })
+  answers!: Record<string, unknown> | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  engine!: string | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  model!: string | null;
+
+  @Column({ name: 'request_id', type: 'varchar', length: 255, nullable: true })
+  requestId!: string | null;
+
+  @Column({ name: 'provenance_details', type: 'json', nullable: true })
+  provenanceDetails!: Record<string, unknown> | null;
+
+  /** The error's class name for an Unassessed attempt (e.g. `EngineRateLimited`). */
+  @Column({ name: 'failure_type', type: 'varchar', length: 255, nullable: true })
+  failureType!: string | null;
+
+  @Column({ name: 'failure_message', type: 'text', nullable: true })
+  failureMessage!: string | null;
+
+  /** For a cache hit: the id of the record whose answers it reused (not a foreign key; may outlive it). */
+  @Index('judgment_assessments_cached_from_index')
+  @Column({ name: 'cached_from_id', type: 'integer', nullable: true })
+  cachedFromId!: number | null;
+
+  /** The registered name of the Decision last applied. */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  decision!: string | null;
+
+  @Column({ name: 'decision_version', type: 'varchar', length: 255, nullable: true })
+  decisionVersion!: string | null;
+
+  @Column({ name: 'outcome_type', type: 'varchar', length: 255, nullable: true })
+  outcomeType!: string | null;
+
+  /** The automatic Outcome, as a string. */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  outcome!: string | null;
+
+  @Column({ name: 'review_requested_at', type: Date, nullable: true })
+  reviewRequestedAt!: Date | null;
+
+  /** The reviewer's Outcome, as a string. */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  resolution!: string | null;
+
+  @Column({ name: 'resolver_type', type: 'varchar', length: 255, nullable: true })
+  resolverType!: string | null;
+
+  @Column({ name: 'resolver_id', type: 'varchar', length: 255, nullable: true })
+  resolverId!: string | null;
+
+  @Column({ name: 'resolved_at', type: Date, nullable: true })
+  resolvedAt!: Date | null;
+
+  @Index('judgment_assessments_created_at_index')
+  @CreateDateColumn({ name: 'created_at' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at' })
+  updatedAt!: Date;
+
+  /** A failed attempt: no answers, no Outcome. */
+  isUnassessed(): boolean {
+    return this.failureType !== null;
+  }
+
+  /** In Review and not yet resolved. */
+  isAwaitingReview(): boolean {
+    return this.reviewRequestedAt !== null && this.resolvedAt === null;
+  }
+
+  isResolved(): boolean {
+    return this.resolvedAt !== null;
+  }
+}

@@ -1,0 +1,164 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource, Repository } from 'typeorm';
+import type { Assessment } from '../assessment/assessment';
+import type { Provenance } from '../assessment/provenance';
+import type { PreparedEvidence } from '../definition/evidence';
+import type { Judgment } from '../definition/judgment.decorator';
+import { JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
+import type { JudgmentModuleExtras } from '../judgment.module-definition';
+import type { JudgmentModuleOptions } from '../judgment.options';
+import { AssessmentRecord } from './assessment-record.entity';
+import { entityReference, isEntity } from './entity-reference';
+
+/** What is known about one attempt before the Engine is asked: the columns every record of it shares. */
+export interface AttemptContext {
+  readonly name: string;
+  readonly judgment: Judgment;
+  readonly evidence: PreparedEvidence;
+  readonly questionsFingerprint: string;
+  readonly language: string | null;
+}
+
+/** The persistence options with their defaults applied. */
+export interface ResolvedPersistence {
+  readonly enabled: boolean;
+  readonly required: boolean;
+  readonly evidence: boolean;
+  readonly retentionDays: number | null;
+}
+
+export function resolvePersistence(options: JudgmentModuleOptions): ResolvedPersistence {
+  const p = options.persistence ?? {};
+  return {
+    enabled: p.enabled ?? true,
+    required: p.required ?? true,
+    evidence: p.evidence ?? true,
+    retentionDays: p.retentionDays === undefined ? 365 : p.retentionDays,
+  };
+}
+
+/** Writes `judgment_assessments` rows. Knows nothing of Engines, events or logs. */
+@Injectable()
+export class AssessmentRecorder {
+  readonly persistence: ResolvedPersistence;
+  private dataSourceCache: DataSource | null | undefined;
+
+  constructor(
+    @Inject(JUDGMENT_MODULE_OPTIONS) options: JudgmentModuleOptions,
+    @Inject(JUDGMENT_EXTRAS) private readonly extras: JudgmentModuleExtras,
+    private readonly moduleRef: ModuleRef,
+  ) {
+    this.persistence = resolvePersistence(options);
+  }
+
+  /** The app's DataSource (null when the app registered none for this module). */
+  dataSource(): DataSource | null {
+    if (this.dataSourceCache === undefined) {
+      this.dataSourceCache =
+        this.extras.dataSource === false
+          ? null
+          : (this.moduleRef.get<DataSource>(getDataSourceToken(this.extras.dataSource), { strict: false }) ?? null);
+    }
+    return this.dataSourceCache;
+  }
+
+  repository(): Repository<AssessmentRecord> {
+    const dataSource = this.dataSource();
+    if (!dataSource) {
+      throw new Error(
+        'Persistence is enabled but no TypeORM DataSource is available: import TypeOrmModule.forRoot() in the app ' +
+          '(with autoLoadEntities or judgmentEntities) or disable persistence.',
+      );
+    }
+    return dataSource.getRepository(AssessmentRecord);
+  }
+
+  /** Writes an answered attempt (a cache hit too, pointing at its original). */
+  async recordAssessment(
+    attempt: AttemptContext,
+    assessment: Assessment<any>,
+    cachedFromId: number | null = null,
+  ): Promise<AssessmentRecord> {
+    const provenance = assessment.provenance;
+    return this.repository().save(
+      this.build(attempt, {
+        answers: assessment.encodedAnswers(),
+        ...this.provenanceColumns(provenance, cachedFromId === null),
+        cachedFromId,
+      }),
+    );
+  }
+
+  /** Writes a failed attempt: the failure, no answers; Provenance only when the Engine's response was rejected. */
+  async recordFailure(attempt: AttemptContext, error: Error, provenance: Provenance | null): Promise<AssessmentRecord> {
+    return this.repository().save(
+      this.build(attempt, {
+        answers: null,
+        ...(provenance ? this.provenanceColumns(provenance, true) : {}),
+        failureType: error.constructor.name,
+        failureMessage: error.message,
+      }),
+    );
+  }
+
+  /**
+   * Writes a decision in one conditional UPDATE guarded by `review_requested_at IS NULL`, so once a record is in
+   * Review it keeps the Outcome that sent it there. Returns whether the row was written, and the row as it now is.
+   */
+  async recordDecision(
+    id: number,
+    columns: { decision: string; decisionVersion: string | null; outcomeType: string; outcome: string },
+    entersReview: boolean,
+  ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
+    const repository = this.repository();
+    const result = await repository
+      .createQueryBuilder()
+      .update(AssessmentRecord)
+      .set({ ...columns, ...(entersReview ? { reviewRequestedAt: new Date() } : {}) })
+      .where('id = :id', { id })
+      .andWhere('review_requested_at IS NULL')
+      .execute();
+    return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+  }
+
+  /** The reference of the Subject: `subject()` when defined, else the single saved entity among own properties. */
+  subjectOf(judgment: Judgment): { type: string; id: string } | null {
+    const dataSource = this.dataSource();
+    if (typeof judgment.subject === 'function') return entityReference(dataSource, judgment.subject());
+    const entities = Object.values(judgment).filter((value) => isEntity(dataSource, value));
+    return entities.length === 1 ? entityReference(dataSource, entities[0]) : null;
+  }
+
+  private provenanceColumns(provenance: Provenance, withDetails: boolean): Partial<AssessmentRecord> {
+    return {
+      engine: provenance.engine,
+      model: provenance.model,
+      requestId: provenance.requestId,
+      provenanceDetails: withDetails ? { ...provenance.details } : {},
+    };
+  }
+
+  private build(attempt: AttemptContext, columns: Partial<AssessmentRecord>): AssessmentRecord {
+    const subject = this.subjectOf(attempt.judgment);
+    return this.repository().create({
+      judgment: attempt.name,
+      subjectType: subject?.type ?? null,
+      subjectId: subject?.id ?? null,
+      evidence: this.persistence.evidence ? attempt.evidence.json : null,
+      evidenceFingerprint: attempt.evidence.fingerprint,
+      untrustedPaths: [...attempt.evidence.untrustedPaths],
+      language: attempt.language,
+      questionsFingerprint: attempt.questionsFingerprint,
+      engine: null,
+      model: null,
+      requestId: null,
+      provenanceDetails: null,
+      failureType: null,
+      failureMessage: null,
+      cachedFromId: null,
+      ...columns,
+    });
+  }
+}

@@ -1,9 +1,5 @@
 import type { Type } from '@nestjs/common';
-import {
-  type Decision,
-  type Outcome,
-  decisionMetadata,
-} from '../definition/decision.decorator';
+import { type Decision, type Outcome, decisionMetadata } from '../definition/decision.decorator';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import {
   ImpureDecision,
@@ -78,7 +74,8 @@ export class Assessment<J extends Judgment = Judgment> {
 
   /** A fake Assessment builder for tests (also exported as `fakeAssessment` from `nestjs-judgment/testing`). */
   static fake<J extends Judgment>(judgment: J): import('../testing/fake-assessment').FakeAssessmentBuilder<J> {
-    const { FakeAssessmentBuilder } = require('../testing/fake-assessment') as typeof import('../testing/fake-assessment');
+    const { FakeAssessmentBuilder } =
+      require('../testing/fake-assessment') as typeof import('../testing/fake-assessment');
     return new FakeAssessmentBuilder(judgment);
   }
 
@@ -119,7 +116,9 @@ export class Assessment<J extends Judgment = Judgment> {
     const cls = judgmentMetadata(this.judgment.constructor).decision;
     if (!cls) throw new NoDefaultDecision(judgmentName(this.judgment));
     const link = linkOf(this);
-    const decision = link?.resolveDecision ? link.resolveDecision(cls as Type<Decision>) : new (cls as Type<Decision>)();
+    const decision = link?.resolveDecision
+      ? link.resolveDecision(cls as Type<Decision>)
+      : new (cls as Type<Decision>)();
     return this.decide(decision as Decision<J, O>);
   }
 

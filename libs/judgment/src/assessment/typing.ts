@@ -34,4 +34,3 @@ export type LabelsOf<J, K> =
 /** Whether the Classification under `K` offers the escape option. */
 export type NoneOf<J, K> =
   IsWide<QuestionsOf<J>> extends true ? boolean : At<J, K> extends Classification<any, infer N> ? N : never;
-

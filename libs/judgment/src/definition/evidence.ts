@@ -47,7 +47,12 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * `undefined` object properties are omitted, as JSON does.
  */
 export function prepareEvidence(evidence: unknown): PreparedEvidence {
-  if (evidence === null || typeof evidence !== 'object' || Array.isArray(evidence) || evidence instanceof UntrustedText) {
+  if (
+    evidence === null ||
+    typeof evidence !== 'object' ||
+    Array.isArray(evidence) ||
+    evidence instanceof UntrustedText
+  ) {
     throw new InvalidEvidence('', 'must be a { key: value } object (evidence() returned something else).');
   }
   const untrustedPaths: string[] = [];
@@ -80,7 +85,10 @@ export function prepareEvidence(evidence: unknown): PreparedEvidence {
     if (value === null) return null;
     const object = value as object;
     if (object instanceof Map || object instanceof Set) {
-      throw new InvalidEvidence(path, `is a ${object.constructor.name}, which JSON cannot carry: use an object or a list.`);
+      throw new InvalidEvidence(
+        path,
+        `is a ${object.constructor.name}, which JSON cannot carry: use an object or a list.`,
+      );
     }
     if (typeof (object as { toJSON?: unknown }).toJSON === 'function') {
       return visit((object as { toJSON(): unknown }).toJSON(), path);

@@ -22,7 +22,9 @@ export class InvalidDecision extends JudgmentError {}
 /** outcome() was called on an Assessment whose Judgment names no default Decision. */
 export class NoDefaultDecision extends JudgmentError {
   constructor(judgment: string) {
-    super(`${judgment} names no default Decision; pass a Decision to decide() instead, or set @Judgment({ decision }).`);
+    super(
+      `${judgment} names no default Decision; pass a Decision to decide() instead, or set @Judgment({ decision }).`,
+    );
   }
 }
 

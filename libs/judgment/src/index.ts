@@ -50,9 +50,20 @@ export { JUDGMENT_MODULE_OPTIONS } from './judgment.constants';
 export { judgmentOptionsFromEnv, judgmentQueueAttemptsFromEnv, InvalidConfiguration } from './judgment.env';
 export { Judge } from './judge/judge.service';
 export type { AssessResult, DispatchOptions, JudgmentTypeConfig } from './judge/judge.types';
-export { EngineManager } from './engines/engine.manager';
+export {
+  EngineManager,
+  isPinnedModel,
+  type EngineFactory,
+  type EngineFactoryContext,
+  type EngineConnectionStatus,
+} from './engines/engine.manager';
+export { JevEngine, DEFAULT_JEV_URL } from './engines/jev/jev.engine';
+export { fenceUntrustedText, FENCE_PREFACE } from './engines/jev/fence';
+export { MockEngine, DEFAULT_MOCK_MODEL } from './engines/mock/mock.engine';
 export * from './events/judgment.events';
 export { AssessmentRecord } from './persistence/assessment-record.entity';
 export { judgmentEntities, judgmentMigrations } from './persistence';
 export type { Reviewer } from './persistence/reviewer';
+export { AssessmentRecords, type RecordFilter } from './persistence/assessment-records.service';
+export { RESOLUTION_POLICY, type ResolutionPolicy } from './review/resolution-policy';
 export type { JudgmentQueueOptions } from './queue/queue.options';

@@ -29,7 +29,11 @@ interface Rule {
 const RULES = {
   timeout: { integer: false, min: 0, aboveMin: true, expected: 'a number of seconds above 0' },
   retries: { integer: true, min: 0, expected: 'an integer of 0 or more' },
-  maxLabels: { integer: true, min: 2, expected: `an integer of 2 or more, or to null for the package limit of ${MAX_LABELS}` },
+  maxLabels: {
+    integer: true,
+    min: 2,
+    expected: `an integer of 2 or more, or to null for the package limit of ${MAX_LABELS}`,
+  },
   budget: { integer: true, min: 0, expected: 'an integer number of input tokens (0 or more), or to null for no limit' },
 } satisfies Record<keyof ConnectionSettings, Rule>;
 
@@ -51,14 +55,18 @@ function setting(name: string, config: EngineConnectionOptions, option: keyof Co
   if (value === undefined || value === null) return null;
   const rule: Rule = RULES[option];
   const number =
-    typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value)
+        ? Number(value)
+        : NaN;
   const valid =
     Number.isFinite(number) &&
     (!rule.integer || Number.isInteger(number)) &&
     (rule.aboveMin ? number > rule.min : number >= rule.min);
   if (!valid) {
     throw new EngineNotConfigured(
-      `The Engine connection "${name}" has an invalid ${option} (${JSON.stringify(value) ?? String(value)}): ` +
+      `The Engine connection "${name}" has an invalid ${option} (${typeof value === 'string' ? JSON.stringify(value) : String(value)}): ` +
         `set engines.${name}.${option} to ${rule.expected}.`,
     );
   }

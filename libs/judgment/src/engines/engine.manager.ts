@@ -173,7 +173,9 @@ export class EngineManager {
     }
     const factory =
       typeof driver === 'string'
-        ? (this.drivers.get(driver) ?? globalDrivers.get(driver) ?? (Object.hasOwn(BUILT_IN_DRIVERS, driver) ? BUILT_IN_DRIVERS[driver] : undefined))
+        ? (this.drivers.get(driver) ??
+          globalDrivers.get(driver) ??
+          (Object.hasOwn(BUILT_IN_DRIVERS, driver) ? BUILT_IN_DRIVERS[driver] : undefined))
         : undefined;
     if (!factory) {
       const named = typeof driver === 'function' ? `class ${driver.name}` : JSON.stringify(driver);

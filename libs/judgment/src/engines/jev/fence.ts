@@ -8,7 +8,7 @@ export const FENCE_TAG = /<\s*\/?\s*untrusted_user_text\s*\/?\s*>/gi;
 /** Removes every fence tag from end-user text, repeating until none is left (removing one can join another). */
 export function removeFenceTags(text: string): string {
   let cleaned = text;
-  for (let previous = ''; cleaned !== previous; ) {
+  for (let previous = ''; cleaned !== previous;) {
     previous = cleaned;
     cleaned = cleaned.replace(FENCE_TAG, '');
   }

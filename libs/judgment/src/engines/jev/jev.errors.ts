@@ -26,7 +26,9 @@ export function statusError(
   secret: string | null,
 ): EngineFailed {
   const where = `HTTP ${status}, ${describeOrigin(origin)}`;
-  const reason = secret ? errorReason(body).replaceAll(secret, '[redacted]') : errorReason(body);
+  const given = errorReason(body).trimEnd();
+  const sentence = given.endsWith('.') ? given.slice(0, -1) : given;
+  const reason = secret ? sentence.replaceAll(secret, '[redacted]') : sentence;
   const option = (name: string) => `engines.${origin.connection}.${name}`;
   const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
   const details = { requestId: origin.requestId };
@@ -64,7 +66,12 @@ export function statusError(
  * A transport failure (timeout, refused or reset connection) as an EngineFailed. The HTTP client's error is dropped:
  * it carries the request config and headers, API key included. The cause keeps only method, path and error code.
  */
-export function transportError(error: unknown, connection: string, endpoint: string, timeoutSeconds: number): EngineFailed {
+export function transportError(
+  error: unknown,
+  connection: string,
+  endpoint: string,
+  timeoutSeconds: number,
+): EngineFailed {
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'unknown';
   const url = new URL(endpoint);
   const cause = new Error(`POST ${url.pathname} failed: ${code}`);
@@ -101,7 +108,10 @@ export function errorReason(body: string): string {
     }
     if (typeof type === 'string') return type;
   }
-  const raw = body.replace(/\s+/g, ' ').trim();
+  const raw = body
+    .slice(0, MAX_RAW_REASON * 4)
+    .replace(/\s+/g, ' ')
+    .trim();
   if (raw === '') return 'no reason given (empty body)';
   return raw.length > MAX_RAW_REASON ? `${raw.slice(0, MAX_RAW_REASON)}…` : raw;
 }

@@ -41,7 +41,9 @@ describe('Jev request body', () => {
     };
     const state = JSON.parse(requestBody('m-1.0.0', evidence, new Map())).state;
     expect(state.order).toEqual({ amount: 12.5, items: [], note: null });
-    expect(state.request.explanation).toMatch(/\n<untrusted_user_text>\nRefund me  now\n<\/untrusted_user_text>$/);
+    expect(state.request.explanation.endsWith('\n<untrusted_user_text>\nRefund me  now\n</untrusted_user_text>')).toBe(
+      true,
+    );
     expect(state.list[0]).toMatch(/\n<untrusted_user_text>\nfirst\n<\/untrusted_user_text>$/);
   });
 });

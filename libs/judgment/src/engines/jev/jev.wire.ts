@@ -33,7 +33,9 @@ function questionJson(question: Question): string {
         ? `${head}}`
         : `${head},"criteria":${JSON.stringify({ true: question.criteria.true, false: question.criteria.false })}}`;
     case 'classification': {
-      const options = question.criteria().map(([label, description]) => `${JSON.stringify(label)}:${JSON.stringify(description)}`);
+      const options = question
+        .criteria()
+        .map(([label, description]) => `${JSON.stringify(label)}:${JSON.stringify(description)}`);
       return `${head},"criteria":{${options.join(',')}}}`;
     }
     case 'rating':
@@ -58,7 +60,11 @@ export interface JevReading {
  * body is not JSON, lacks answers or a model, answers a Question that was not asked, or has an answer of the wrong
  * type or shape. Questions left unanswered are the caller's to detect.
  */
-export function readResponse(text: string, questions: ReadonlyMap<string, Question>, origin: ResponseOrigin): JevReading {
+export function readResponse(
+  text: string,
+  questions: ReadonlyMap<string, Question>,
+  origin: ResponseOrigin,
+): JevReading {
   const body = parseObject(text);
   if (!body) throw unreadable(origin, 'it is not a JSON object');
   const answers = body.answers;
@@ -107,27 +113,33 @@ function readAnswer(question: Question, answer: unknown): EngineAnswer | string 
   }
   const probabilities = answer.probabilities;
   if (!isObject(probabilities) && !Array.isArray(probabilities)) return 'it has no "probabilities"';
-  const entries = Object.entries(probabilities).map(([key, value]) => [key, probability(value)] as const);
-  const bad = entries.find(([, value]) => value === null);
+  const given = new Map(Object.entries(probabilities).map(([key, value]) => [key, probability(value)]));
+  const bad = [...given].find(([, value]) => value === null);
   if (bad) return `its probability of "${bad[0]}" is not a number between 0 and 1`;
 
-  const expected = question.kind === 'classification' ? question.options() : question.levels.map((_, index) => `${index}`);
-  const missing = expected.filter((key) => !Object.hasOwn(probabilities, key));
-  const extra = entries.map(([key]) => key).filter((key) => !expected.includes(key));
+  const expected =
+    question.kind === 'classification' ? question.options() : question.levels.map((_, index) => `${index}`);
+  const offered = new Set(expected);
+  const missing = expected.filter((key) => !given.has(key));
+  const extra = [...given.keys()].filter((key) => !offered.has(key));
   if (question.kind === 'rating') {
     if (missing.length > 0 || extra.length > 0) {
-      return `its probabilities cover the levels ${quoteAll(entries.map(([key]) => key)) || 'none'} instead of 0..${expected.length - 1}`;
+      const levels = quoteAll([...given.keys()]) || 'none';
+      return `its probabilities cover the levels ${levels} instead of 0..${expected.length - 1}`;
     }
-    return expected.map((level) => probability(probabilities[level as keyof typeof probabilities]) as number);
+    return expected.map((level) => given.get(level) as number);
   }
   if (missing.length > 0) return `its probabilities leave out ${quoteAll(missing)}`;
-  if (extra.length > 0) return `its probabilities name ${quoteAll(extra)}, which ${extra.length === 1 ? 'was' : 'were'} not offered`;
-  return Object.fromEntries(entries as Array<[string, number]>);
+  if (extra.length > 0) {
+    return `its probabilities name ${quoteAll(extra)}, which ${extra.length === 1 ? 'was' : 'were'} not offered`;
+  }
+  return Object.fromEntries(given) as Record<string, number>;
 }
 
 /** A number in 0..1 (numeric strings accepted), or null. */
 function probability(value: unknown): number | null {
-  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  const number =
+    typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
   return number >= 0 && number <= 1 ? number : null;
 }
 

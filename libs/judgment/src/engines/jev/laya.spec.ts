@@ -61,17 +61,30 @@ describe('Jev driver against Laya', () => {
 
   it('refuses a Classification over the connection maxLabels before asking', async () => {
     const labels = Array.from({ length: 21 }, (_, index) => `label-${index}`);
-    const error = await laya.answer(ask([['topic', Classification.of('Which topic?', labels)]])).catch((e: unknown) => e);
+    const error = await laya
+      .answer(ask([['topic', Classification.of('Which topic?', labels)]]))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EngineRejectedRequest);
-    expect((error as Error).message).toContain('"laya" answers Classifications of at most 20 options, but "topic" offers 21');
+    expect((error as Error).message).toContain(
+      '"laya" answers Classifications of at most 20 options, but "topic" offers 21',
+    );
     expect(simulator.requests).toHaveLength(0);
   });
 
   it("maps Laya's own label-budget refusal (422 with a detail string) to EngineRejectedRequest", async () => {
     const labels = Array.from({ length: 25 }, (_, index) => `label-${index}`);
-    const roomy = JevEngine.connect('laya', { url: simulator.url, model: 'english', requireKey: false, maxLabels: null });
-    const error = await roomy.answer(ask([['topic', Classification.of('Which topic?', labels)]])).catch((e: unknown) => e);
+    const roomy = JevEngine.connect('laya', {
+      url: simulator.url,
+      model: 'english',
+      requireKey: false,
+      maxLabels: null,
+    });
+    const error = await roomy
+      .answer(ask([['topic', Classification.of('Which topic?', labels)]]))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EngineRejectedRequest);
-    expect((error as Error).message).toContain("(HTTP 422, connection \"laya\"): question 'topic' options exceed head_max_len");
+    expect((error as Error).message).toContain(
+      '(HTTP 422, connection "laya"): question \'topic\' options exceed head_max_len',
+    );
   });
 });

@@ -1,0 +1,95 @@
+/**
+ * Jev driver overhead: requests per second of a bare `axios.post` against the Jev simulator (0 ms latency) versus
+ * the driver's `answer()` for the same three Questions, each at concurrency 16.
+ * Run: node -r ./scripts/register.js bench/engine-driver.bench.ts
+ */
+import axios from 'axios';
+import { JevSimulator } from '../apps/jev-simulator/src';
+import { JevEngine } from '../libs/judgment/src/engines/jev/jev.engine';
+import type { EngineRequest } from '../libs/judgment/src/engines/engine.interface';
+import { Classification, Likelihood, Rating, type Question } from '../libs/judgment/src/questions';
+
+const WARM_UP = 500;
+const COUNT = 5_000;
+const CONCURRENCY = 16;
+const KEY = 'apikey_bench';
+
+const request: EngineRequest = {
+  questions: new Map<string, Question>([
+    ['abusive', Likelihood.that('Is this refund request an attempt to abuse the refund policy?')],
+    ['department', Classification.of('Which team should handle it?', ['billing', 'technical', 'sales', 'other'])],
+    ['severity', Rating.of('How badly is the customer affected?', ['Cosmetic', 'Annoying', 'Degrading', 'Blocking'])],
+  ]),
+  evidence: { order: { item: 'Headphones', amount_eur: 89 }, explanation: 'They arrived broken, I want a refund.' },
+};
+
+const body = {
+  model: 'jev-1.13.0',
+  state: request.evidence,
+  questions: {
+    abusive: { type: 'noul', instructions: 'Is this refund request an attempt to abuse the refund policy?' },
+    department: {
+      type: 'choice',
+      instructions: 'Which team should handle it?',
+      criteria: { billing: null, technical: null, sales: null, other: null },
+    },
+    severity: {
+      type: 'score',
+      instructions: 'How badly is the customer affected?',
+      criteria: ['Cosmetic', 'Annoying', 'Degrading', 'Blocking'],
+    },
+  },
+};
+
+/** Runs `task` `count` times with `CONCURRENCY` in flight; returns requests per second. */
+async function rate(count: number, task: () => Promise<unknown>): Promise<number> {
+  let started = 0;
+  const worker = async () => {
+    while (started < count) {
+      started++;
+      await task();
+    }
+  };
+  const begin = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return count / (Number(process.hrtime.bigint() - begin) / 1e9);
+}
+
+const ROUNDS = 3;
+
+/** Median rate over alternating rounds, so warm-up and machine noise hit both sides alike. */
+async function compare(tasks: Record<string, () => Promise<unknown>>): Promise<number[]> {
+  const rates = Object.values(tasks).map(() => [] as number[]);
+  for (const task of Object.values(tasks)) await rate(WARM_UP, task);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [index, task] of Object.values(tasks).entries()) rates[index].push(await rate(COUNT, task));
+  }
+  return Object.keys(tasks).map((name, index) => {
+    const median = rates[index].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)];
+    console.log(
+      `${name.padEnd(22)} ${median.toFixed(0).padStart(7)} req/s  (rounds: ${rates[index].map((r) => r.toFixed(0)).join(', ')})`,
+    );
+    return median;
+  });
+}
+
+async function main(): Promise<void> {
+  const simulator = new JevSimulator({ latencyMs: 0, logRequests: false, apiKey: KEY });
+  const url = await simulator.start(0);
+  const headers = { Authorization: `Bearer ${KEY}`, Accept: 'application/json' };
+  const driver = JevEngine.connect('jev', { key: KEY, url, model: 'jev-1.13.0' });
+  console.log(
+    `${ROUNDS} rounds of ${COUNT} requests after ${WARM_UP} warm-up, concurrency ${CONCURRENCY}, simulator in process`,
+  );
+  const [bare, answered] = await compare({
+    'bare axios.post': () => axios.post(`${url}/v1/systemone`, body, { headers }),
+    'JevEngine.answer()': () => driver.answer(request),
+  });
+  console.log(`driver overhead: ${((bare / answered - 1) * 100).toFixed(1)}% (ratio ${(bare / answered).toFixed(2)})`);
+  await simulator.stop();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -66,4 +66,30 @@ export { judgmentEntities, judgmentMigrations } from './persistence';
 export type { Reviewer } from './persistence/reviewer';
 export { AssessmentRecords, type RecordFilter } from './persistence/assessment-records.service';
 export { RESOLUTION_POLICY, type ResolutionPolicy } from './review/resolution-policy';
-export type { JudgmentQueueOptions } from './queue/queue.options';
+export {
+  JUDGMENT_ASSESS_QUEUE,
+  JUDGMENT_DECIDE_QUEUE,
+  type JudgmentQueueOptions,
+  type JudgmentWorkerOptions,
+} from './queue/queue.options';
+export { UnqueueableJudgment } from './queue/queue.errors';
+export type { JudgmentPayload } from './queue/judgment.payload';
+export type { AssessJobData, DecideJobData } from './queue/queue.jobs-data';
+export {
+  Calibration,
+  CalibrationBuilder,
+  DEFAULT_CALIBRATION_CONCURRENCY,
+  type CalibrationRunOptions,
+} from './calibration/calibration.service';
+export {
+  CalibrationReport,
+  CalibrationResult,
+  type CalibrationBand,
+  type CalibrationIdentity,
+  type LikelihoodScore,
+} from './calibration/calibration.report';
+export { LabelledCase, type CaseTruth, type LabelledCaseOptions } from './calibration/labelled-case';
+export type { Interval, ReliabilityBin } from './calibration/scoring';
+
+// The optional Review HTTP adapter (JudgmentHttpModule) and the error envelope.
+export * from './http';

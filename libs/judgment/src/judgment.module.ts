@@ -2,6 +2,7 @@ import { type DynamicModule, Global, Module, type Provider, type Type } from '@n
 import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssessmentCache } from './cache/assessment.cache';
+import { Calibration } from './calibration/calibration.service';
 import { decisionMetadata, isDecision } from './definition/decision.decorator';
 import { judgmentMetadata } from './definition/judgment.decorator';
 import { JudgmentRegistry, isJudgmentClass } from './definition/judgment.registry';
@@ -21,7 +22,11 @@ import type { JudgmentModuleOptions } from './judgment.options';
 import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
 import { AssessmentRecorder } from './persistence/assessment.recorder';
+import { AssessmentRecords } from './persistence/assessment-records.service';
+import { RESOLUTION_POLICY, resolutionPolicyProvider } from './review/resolution-policy';
 import { JudgmentStartupCheck } from './judgment.startup';
+import { JudgmentJobs } from './queue/judgment.jobs';
+import { resolveQueueOptions } from './queue/queue.options';
 
 /** Holds the one registry of an app; a constant module so every import shares it. */
 @Global()
@@ -32,13 +37,31 @@ export class JudgmentRegistryModule {}
 @Module({})
 export class JudgmentFeatureModule {}
 
+/**
+ * Hands this module's ModuleRef to a Judge provided by value that asks for it (the testing fake, through
+ * `overrideProvider(Judge).useValue(fakeJudge(...))`), so it works with this module's recorder, Decider and events.
+ */
+const JUDGE_BINDING: Provider = {
+  provide: Symbol('JudgeBinding'),
+  useFactory: (judge: { bindToModule?(moduleRef: ModuleRef): void }, moduleRef: ModuleRef) => {
+    judge.bindToModule?.(moduleRef);
+    return judge;
+  },
+  inject: [Judge, ModuleRef],
+};
+
 /** The services every JudgmentModule.forRoot() provides; apps inject Judge and the others by class. */
 const SERVICES: Provider[] = [
   AssessmentRecorder,
+  AssessmentRecords,
+  resolutionPolicyProvider,
   AssessmentCache,
+  Calibration,
   Decider,
   Judge,
+  JUDGE_BINDING,
   JudgmentDispatcher,
+  JudgmentJobs,
   JudgmentEventsPublisher,
   JudgmentLogger,
   JudgmentStartupCheck,
@@ -56,7 +79,16 @@ const SERVICES: Provider[] = [
   },
 ];
 
-const EXPORTS = [Judge, EngineManager, AssessmentRecorder, Decider, JUDGMENT_MODULE_OPTIONS];
+const EXPORTS = [
+  Judge,
+  EngineManager,
+  AssessmentRecorder,
+  AssessmentRecords,
+  Calibration,
+  Decider,
+  RESOLUTION_POLICY,
+  JUDGMENT_MODULE_OPTIONS,
+];
 
 /**
  * The module: `JudgmentModule.forRoot(options)` (or `forRootAsync`) once in the app, and
@@ -104,11 +136,22 @@ function withServices(definition: DynamicModule, extras: JudgmentModuleExtras): 
     queue: extras.queue,
     dataSource: extras.dataSource,
   };
-  const typeorm = resolved.dataSource === false ? [] : [TypeOrmModule.forFeature([AssessmentRecord], resolved.dataSource)];
+  const typeorm =
+    resolved.dataSource === false ? [] : [TypeOrmModule.forFeature([AssessmentRecord], resolved.dataSource)];
+  const queueOptions = resolveQueueOptions(resolved.queue);
+  // BullMQ code is required only when the queue is on, so an app without bullmq (or Redis) works with it off.
+  const queue = queueOptions.enabled
+    ? (require('./queue/queue.registration') as typeof import('./queue/queue.registration')).judgmentQueue(queueOptions)
+    : { imports: [], providers: [] };
   return {
     ...definition,
-    imports: [...(definition.imports ?? []), JudgmentRegistryModule, ...typeorm],
-    providers: [...(definition.providers ?? []), { provide: JUDGMENT_EXTRAS, useValue: resolved }, ...SERVICES],
+    imports: [...(definition.imports ?? []), JudgmentRegistryModule, ...typeorm, ...queue.imports],
+    providers: [
+      ...(definition.providers ?? []),
+      { provide: JUDGMENT_EXTRAS, useValue: resolved },
+      ...SERVICES,
+      ...queue.providers,
+    ],
     exports: [...(definition.exports ?? []), ...EXPORTS, JudgmentRegistryModule],
   };
 }

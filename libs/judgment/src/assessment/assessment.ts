@@ -127,6 +127,7 @@ export class Assessment<J extends Judgment = Judgment> {
    * Replay or a fake it is only computed. Fake-made Assessments run the Decision twice to check it is pure.
    */
   async decide<O extends Outcome>(decision: Decision<J, O>): Promise<O> {
+    linkOf(this)?.admit?.(this, decision);
     const outcome = applyDecision(this, decision);
     if (isFakeMade(this)) {
       const again = applyDecision(this, decision);

@@ -9,6 +9,8 @@ import type { Assessment } from './assessment';
 export interface AssessmentLink {
   /** Records the decision, logs it and fires its events. */
   decided(assessment: Assessment<any>, decision: Decision, outcome: Outcome): Promise<void>;
+  /** Refuses, before it runs, a Decision that may not decide this Assessment (e.g. another Judgment's). */
+  admit?(assessment: Assessment<any>, decision: unknown): void;
   /** Resolves a Decision class (through DI, so apps and tests can override it). */
   resolveDecision?(cls: Type<Decision>): Decision;
 }

@@ -2,9 +2,10 @@ import { Injectable, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Assessment } from '../assessment/assessment';
 import { linkAssessment } from '../assessment/links';
-import { type Decision, type Outcome, decisionMetadata } from '../definition/decision.decorator';
-import { judgmentName } from '../definition/judgment.decorator';
-import { AssessmentNotRecorded } from '../errors';
+import { type Decision, type Outcome, decisionMetadata, isDecision } from '../definition/decision.decorator';
+import { judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
+import { JudgmentRegistry } from '../definition/judgment.registry';
+import { AssessmentNotRecorded, InvalidDecision } from '../errors';
 import { AssessmentDecided, ReviewRequested } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
@@ -21,9 +22,18 @@ export interface LinkState {
   awaitingReview: boolean;
 }
 
+/** The link state of each linked Assessment, so the queue worker can learn which record the Judge wrote. */
+const linkStates = new WeakMap<Assessment<any>, LinkState>();
+
+/** The record written for an Assessment the Judge produced (null: nothing written, or not linked by a Judge). */
+export function recordOf(assessment: Assessment<any>): AssessmentRecord | null {
+  return linkStates.get(assessment)?.record ?? null;
+}
+
 /**
  * Records, logs and announces the decisions of Assessments the Judge produced (or rebuilt through a record). Order:
- * write the Outcome → log `Judgment decided.` → ReviewRequested (once) → AssessmentDecided.
+ * write the Outcome → log `Judgment decided.` → ReviewRequested (once) → AssessmentDecided. A listener that throws
+ * surfaces to the caller after the row and the log line were written.
  */
 @Injectable()
 export class Decider {
@@ -32,14 +42,34 @@ export class Decider {
     private readonly events: JudgmentEventsPublisher,
     private readonly logger: JudgmentLogger,
     private readonly moduleRef: ModuleRef,
+    private readonly registry: JudgmentRegistry,
   ) {}
 
   /** Links an Assessment so deciding it is recorded against `state.record`. */
   link(assessment: Assessment<any>, state: LinkState): void {
+    linkStates.set(assessment, state);
     linkAssessment(assessment, {
       decided: (linked, decision, outcome) => this.decided(linked, decision, outcome, state),
+      admit: (linked, decision) => this.admit(linked, decision),
       resolveDecision: (cls) => this.resolveDecision(cls),
     });
+  }
+
+  /**
+   * Refuses a Decision that is the default Decision of other registered Judgments only. Unlinked Assessments (Replay,
+   * fakes) are not checked here: for them the Decision's compile-time type `Decision<J>` is the guard.
+   */
+  admit(assessment: Assessment<any>, decision: unknown): void {
+    const cls = (decision as object | null)?.constructor;
+    if (typeof cls !== 'function' || !isDecision(cls)) return;
+    const owners = this.registry.judgments().filter((judgment) => judgmentMetadata(judgment).decision === cls);
+    if (owners.length === 0 || owners.includes(assessment.judgment.constructor as never)) return;
+    const name = decisionMetadata(cls).name;
+    throw new InvalidDecision(
+      `${name} is the Decision of ${owners.map((owner) => judgmentName(owner)).join(', ')}; it cannot decide an ` +
+        `Assessment of ${judgmentName(assessment.judgment)}. Pass a Decision written for ` +
+        `${judgmentName(assessment.judgment)} instead.`,
+    );
   }
 
   /** A Decision instance through DI (so apps and tests can override it), or a new one when it is not a provider. */
@@ -74,7 +104,8 @@ export class Decider {
           entersReview,
         );
         entersReview = entersReview && written;
-        state.record = record;
+        // Refresh the caller's instance in place, so the record an event or caller holds shows the row as it is.
+        if (record) Object.assign(state.record, record);
       } catch (error) {
         if (this.recorder.persistence.required) {
           throw new AssessmentNotRecorded(

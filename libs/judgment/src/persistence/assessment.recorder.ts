@@ -7,6 +7,7 @@ import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
 import type { Judgment } from '../definition/judgment.decorator';
 import { JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
+import { InvalidConfiguration } from '../judgment.env';
 import type { JudgmentModuleExtras } from '../judgment.module-definition';
 import type { JudgmentModuleOptions } from '../judgment.options';
 import { AssessmentRecord } from './assessment-record.entity';
@@ -64,12 +65,20 @@ export class AssessmentRecorder {
     return this.dataSourceCache;
   }
 
+  /** The records' repository; InvalidConfiguration when the app's DataSource cannot hold them. */
   repository(): Repository<AssessmentRecord> {
     const dataSource = this.dataSource();
     if (!dataSource) {
-      throw new Error(
+      throw new InvalidConfiguration(
         'Persistence is enabled but no TypeORM DataSource is available: import TypeOrmModule.forRoot() in the app ' +
-          '(with autoLoadEntities or judgmentEntities) or disable persistence.',
+          '(with autoLoadEntities or judgmentEntities), or disable persistence.',
+      );
+    }
+    if (!dataSource.hasMetadata(AssessmentRecord)) {
+      throw new InvalidConfiguration(
+        `The TypeORM DataSource${this.extras.dataSource ? ` "${this.extras.dataSource}"` : ''} does not know the ` +
+          'AssessmentRecord entity: set autoLoadEntities: true, or add ...judgmentEntities to its entities (and ' +
+          'judgmentMigrations to its migrations).',
       );
     }
     return dataSource.getRepository(AssessmentRecord);
@@ -119,6 +128,26 @@ export class AssessmentRecorder {
       .set({ ...columns, ...(entersReview ? { reviewRequestedAt: new Date() } : {}) })
       .where('id = :id', { id })
       .andWhere('review_requested_at IS NULL')
+      .execute();
+    return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+  }
+
+  /**
+   * Writes a Resolution in one conditional UPDATE guarded by `review_requested_at IS NOT NULL AND resolved_at IS NULL`,
+   * so of concurrent reviewers exactly one is recorded. Returns whether the row was written, and the row as it now is.
+   */
+  async recordResolution(
+    id: number,
+    columns: { resolution: string; resolverType: string; resolverId: string },
+  ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
+    const repository = this.repository();
+    const result = await repository
+      .createQueryBuilder()
+      .update(AssessmentRecord)
+      .set({ ...columns, resolvedAt: new Date() })
+      .where('id = :id', { id })
+      .andWhere('review_requested_at IS NOT NULL')
+      .andWhere('resolved_at IS NULL')
       .execute();
     return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
   }

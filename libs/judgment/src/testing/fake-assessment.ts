@@ -11,13 +11,7 @@ import type {
   RatingKey,
 } from '../assessment/typing';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
-import {
-  InvalidProbability,
-  UndeclaredLabel,
-  UndeclaredLevel,
-  UndeclaredQuestion,
-  WrongQuestionKind,
-} from '../errors';
+import { InvalidProbability, UndeclaredLabel, UndeclaredLevel, UndeclaredQuestion, WrongQuestionKind } from '../errors';
 import type { Classification } from '../questions/classification';
 import type { LikelihoodSet } from '../questions/likelihood-set';
 import { KIND_NAMES, type DeclaredQuestion, type QuestionMap, readQuestions } from '../questions/question';
@@ -65,7 +59,8 @@ export class FakeAssessmentBuilder<J extends Judgment> {
    */
   classification<K extends ClassificationKey<J>>(
     key: K,
-    answer: LabelsOf<J, K> | NoneLabel<NoneOf<J, K>> | Partial<Record<LabelsOf<J, K> | NoneLabel<NoneOf<J, K>>, number>>,
+    answer:
+      LabelsOf<J, K> | NoneLabel<NoneOf<J, K>> | Partial<Record<LabelsOf<J, K> | NoneLabel<NoneOf<J, K>>, number>>,
     options: FakeConfidence = {},
   ): this {
     const question = this.question<Classification>(key, 'classification');
@@ -122,7 +117,12 @@ export class FakeAssessmentBuilder<J extends Judgment> {
 
   /** The Assessment: only the scripted answers, Provenance engine and model `fake`. */
   make(): Assessment<J> {
-    const assessment = Assessment.fromAnswers(this.judgment, this.questions, this.encoded, new Provenance('fake', 'fake'));
+    const assessment = Assessment.fromAnswers(
+      this.judgment,
+      this.questions,
+      this.encoded,
+      new Provenance('fake', 'fake'),
+    );
     markFakeMade(assessment);
     return assessment;
   }
@@ -132,7 +132,8 @@ export class FakeAssessmentBuilder<J extends Judgment> {
     if (!question || !Object.prototype.hasOwnProperty.call(this.questions, key)) {
       throw new UndeclaredQuestion(this.name, key, Object.keys(this.questions));
     }
-    if (question.kind !== kind) throw new WrongQuestionKind(this.name, key, KIND_NAMES[question.kind], KIND_NAMES[kind]);
+    if (question.kind !== kind)
+      throw new WrongQuestionKind(this.name, key, KIND_NAMES[question.kind], KIND_NAMES[kind]);
     return question as Q;
   }
 }

@@ -6,3 +6,16 @@ export {
   type FakeConfidence,
   type ScriptedAnswer,
 } from './fake-assessment';
+export { FakeJudge, fakeJudge, type JudgmentPredicate, type ReviewPredicate } from './fake-judge';
+export { JudgmentTestingModule, type JudgmentTestingOptions } from './judgment-testing.module';
+export {
+  sequence,
+  SequenceScript,
+  type JudgmentScripts,
+  type Script,
+  type ScriptFunction,
+  type ScriptedAnswers,
+  type SingleScript,
+} from './scripts';
+export { PreventedEngine } from './prevented-engine';
+export { JudgmentAssertionError } from './judgment-assertion.error';

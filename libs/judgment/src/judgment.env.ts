@@ -1,7 +1,7 @@
 import { JudgmentError } from './errors';
 import type { JudgmentModuleOptions } from './judgment.options';
 
-/** An environment variable holds a value the module cannot use. */
+/** The module's configuration cannot be used: an environment variable's value, or a missing DataSource or entity. */
 export class InvalidConfiguration extends JudgmentError {}
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -76,7 +76,9 @@ class EnvReader {
     if (value === undefined) return undefined;
     if (TRUE.includes(value)) return true;
     if (FALSE.includes(value)) return false;
-    throw new InvalidConfiguration(`${name} must be true or false (also 1/0, yes/no, on/off); got "${this.env[name]}".`);
+    throw new InvalidConfiguration(
+      `${name} must be true or false (also 1/0, yes/no, on/off); got "${this.env[name]}".`,
+    );
   }
 
   number(name: string, range: { min: number; exclusiveMin?: boolean }): number | undefined {

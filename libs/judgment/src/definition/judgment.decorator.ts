@@ -31,7 +31,7 @@ export interface JudgmentOptions {
   name?: string;
   /** The default Decision applied by `assessment.outcome()`. */
   decision?: ClassRef<unknown>;
-  /** Cache Assessments for this many seconds (opt-in; 0 caches with no expiry handled by the store's default). */
+  /** Cache Assessments for this many seconds (opt-in; 0 looks the cache up but stores nothing). */
   cacheFor?: number;
   /** The Engine connection to ask. */
   engine?: string;

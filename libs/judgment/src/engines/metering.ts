@@ -8,7 +8,9 @@ export class UsageMeter {
   private lastAnswered: string | null = null;
 
   /** Counts one answer: its `usage.input_tokens` (when a number) and its model. */
-  record(connection: string, provenance: Provenance): void {
+  record(connection: string, provenance: Provenance | undefined): void {
+    // A response without Provenance is the Judge's to reject as malformed; only well-formed ones are metered.
+    if (!provenance?.details) return;
     const tokens = (provenance.details.usage as { input_tokens?: unknown } | null | undefined)?.input_tokens;
     if (typeof tokens === 'number' && Number.isFinite(tokens)) {
       this.spent.set(connection, this.usage(connection) + tokens);

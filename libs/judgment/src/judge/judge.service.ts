@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Assessment, type EncodedAnswer } from '../assessment/assessment';
+import { Assessment } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
 import { Unassessed } from '../assessment/unassessed';
 import { prepareEvidence } from '../definition/evidence';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
-import type { Engine, EngineResponse } from '../engines/engine.interface';
+import type { Engine, EngineRequest, EngineResponse } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
 import { AssessmentNotRecorded, EngineFailed, MalformedEngineResponse, UnassessedNotRecorded } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
@@ -14,19 +14,19 @@ import type { JudgmentModuleOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { type AttemptContext, AssessmentRecorder } from '../persistence/assessment.recorder';
-import { type DeclaredQuestion, type QuestionMap, expandQuestions, readQuestions } from '../questions/question';
+import { type QuestionMap, expandQuestions, readQuestions } from '../questions/question';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
+import { isProgrammingError, readAnswers } from './ask';
 import { Decider, type LinkState } from './decider.service';
 import type { AssessResult, DispatchOptions } from './judge.types';
 import { JudgmentDispatcher } from './judgment.dispatcher';
 
-/** JavaScript programming errors: bugs, not Engine failures. They pass through unwrapped and unrecorded. */
-const PROGRAMMING_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError];
-
 /** Everything prepared before the Engine is asked. */
 interface Attempt extends AttemptContext {
   readonly questions: QuestionMap;
+  /** What the Engine is asked: the expanded Questions and the Evidence as the Judgment returned it. */
+  readonly request: EngineRequest;
   readonly connection: string;
   readonly engine: Engine;
   readonly cacheFor: number | null;
@@ -69,14 +69,16 @@ export class Judge {
       }
     }
 
-    let response: EngineResponse | undefined;
+    let response: unknown;
     let assessment: Assessment<J>;
     try {
-      response = await attempt.engine.answer({ questions: expandQuestions(attempt.name, attempt.questions), evidence: judgment.evidence() });
+      response = await attempt.engine.answer(attempt.request);
       assessment = this.read(judgment, attempt, response);
     } catch (error) {
-      if (PROGRAMMING_ERRORS.some((type) => error instanceof type)) throw error;
-      return this.failed(judgment, attempt, EngineFailed.wrap(attempt.name, error), response) as unknown as Promise<
+      if (isProgrammingError(error)) throw error;
+      // Provenance is kept only when the Engine returned a response that the Judge itself rejected.
+      const provenance = provenanceOf(response);
+      return this.failed(judgment, attempt, EngineFailed.wrap(attempt.name, error), provenance) as unknown as Promise<
         AssessResult<J>
       >;
     }
@@ -122,8 +124,9 @@ export class Judge {
     const name = judgmentName(judgment);
     const metadata = judgmentMetadata(judgment.constructor);
     const questions = readQuestions(name, judgment.questions());
-    expandQuestions(name, questions);
-    const evidence = prepareEvidence(judgment.evidence());
+    const evidenceMap = judgment.evidence();
+    const evidence = prepareEvidence(evidenceMap);
+    const request: EngineRequest = { questions: expandQuestions(name, questions), evidence: evidenceMap };
     const connection = judgment.engine?.() ?? metadata.engine ?? this.engines.defaultConnectionName();
     const engine = this.engines.connection(connection);
     const cacheFor = judgment.cacheFor?.() ?? metadata.cacheFor;
@@ -131,6 +134,7 @@ export class Judge {
       name,
       judgment,
       questions,
+      request,
       evidence,
       questionsFingerprint: questionsFingerprint(questions),
       language: judgment.language?.() ?? null,
@@ -152,37 +156,21 @@ export class Judge {
     });
   }
 
-  /** Checks the Engine answered exactly what was asked, and regroups Likelihood Sets under their keys. */
-  private read<J extends Judgment>(judgment: J, attempt: Attempt, response: EngineResponse): Assessment<J> {
-    const expanded = expandQuestions(attempt.name, attempt.questions);
-    const requestId = response.provenance.requestId;
-    for (const key of expanded.keys()) {
-      if (!Object.prototype.hasOwnProperty.call(response.answers, key)) {
-        throw new MalformedEngineResponse(`The Engine did not answer Question "${key}" of ${attempt.name}.`, {
-          requestId,
-        });
-      }
-    }
-    for (const key of Object.keys(response.answers)) {
-      if (!expanded.has(key)) {
-        throw new MalformedEngineResponse(
-          `The Engine answered Question "${key}", which ${attempt.name} does not ask.`,
-          { requestId },
-        );
-      }
-    }
-    const encoded: Record<string, EncodedAnswer> = {};
-    for (const [key, question] of Object.entries(attempt.questions)) {
-      encoded[key] = regroup(key, question, response.answers);
-    }
-    try {
-      return Assessment.fromAnswers(judgment, attempt.questions, encoded, response.provenance);
-    } catch (error) {
+  /**
+   * Reads what the Engine returned into an Assessment: it must be an `{ answers, provenance }` response answering
+   * exactly the asked keys (MalformedEngineResponse otherwise); Likelihood Sets are regrouped under their keys.
+   */
+  private read<J extends Judgment>(judgment: J, attempt: Attempt, returned: unknown): Assessment<J> {
+    const answers = (returned as Partial<EngineResponse> | null | undefined)?.answers;
+    const provenance = provenanceOf(returned);
+    if (answers === null || typeof answers !== 'object' || Array.isArray(answers) || provenance === null) {
       throw new MalformedEngineResponse(
-        `The Engine's answers to ${attempt.name} are unreadable: ${(error as Error).message}`,
-        { requestId, cause: error },
+        `The Engine of connection "${attempt.connection}" returned no { answers, provenance } response for ` +
+          `${attempt.name}: its answer() must resolve to { answers: { key: answer }, provenance: new Provenance(...) }.`,
+        { requestId: provenance?.requestId ?? null },
       );
     }
+    return readAnswers(judgment, attempt.questions, returned as EngineResponse);
   }
 
   private async fromCache<J extends Judgment>(judgment: J, attempt: Attempt, hit: CachedAssessment) {
@@ -215,7 +203,7 @@ export class Judge {
         state.refused = true;
         throw failure;
       }
-      this.logger.warn('Judgment not recorded.', { ...assessment.logContext(), exception: describeError(error) });
+      this.logger.warn('Judgment not recorded.', { ...assessment.logContext(), exception: describeError(failure) });
     }
     return state.record;
   }
@@ -224,10 +212,8 @@ export class Judge {
     judgment: J,
     attempt: Attempt,
     error: EngineFailed,
-    response: EngineResponse | undefined,
+    provenance: Provenance | null,
   ): Promise<Unassessed<J, AssessmentRecord>> {
-    // Provenance is kept only when the Engine returned a response that the Judge itself rejected.
-    const provenance = response?.provenance ?? null;
     const context = {
       judgment: attempt.name,
       ...(provenance ? provenance.logContext() : {}),
@@ -254,8 +240,8 @@ export class Judge {
   }
 }
 
-/** The declared key's answer from the Engine's expanded answers (a Likelihood Set gathers its `set.label` keys). */
-function regroup(key: string, question: DeclaredQuestion, answers: EngineResponse['answers']): EncodedAnswer {
-  if (question.kind !== 'likelihood_set') return answers[key];
-  return Object.fromEntries(question.labels.map((label) => [label, answers[`${key}.${label}`] as number]));
+/** The Provenance of what an Engine returned, when it returned something carrying one. */
+function provenanceOf(response: unknown): Provenance | null {
+  const provenance = (response as Partial<EngineResponse> | null | undefined)?.provenance;
+  return provenance instanceof Provenance ? provenance : null;
 }

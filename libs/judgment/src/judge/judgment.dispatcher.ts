@@ -1,24 +1,36 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import { Assessment } from '../assessment/assessment';
-import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
-import { Judge } from './judge.service';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { Judgment } from '../definition/judgment.decorator';
+import { JudgmentJobs } from '../queue/judgment.jobs';
+import { QUEUED_DISPATCH } from '../queue/queue.constants';
 import type { DispatchOptions } from './judge.types';
 
+/** A way of running dispatched Judgments; resolves to the job id. */
+export interface DispatchStrategy {
+  dispatch(judgment: Judgment, options: DispatchOptions): Promise<string>;
+}
+
 /**
- * Runs dispatched Judgments. This inline dispatcher does the job's work at once, like a sync queue: assess through
- * the app's Judge (the fake one in tests), then decide with the default Decision. The BullMQ dispatcher replaces it
- * when the queue is enabled.
+ * Runs `judge.dispatch()`: on BullMQ when the queue is enabled (the queued strategy is provided), otherwise inline
+ * like a sync queue. Inline runs the very same job: the Judgment makes the payload round trip (so what the queue would
+ * refuse is refused here too), is assessed through the app's Judge (the fake one in tests), and a recorded Assessment
+ * is decided from its record. Delay, queue and priority have no meaning inline and are ignored.
  */
 @Injectable()
 export class JudgmentDispatcher {
-  constructor(private readonly moduleRef: ModuleRef) {}
+  constructor(
+    private readonly jobs: JudgmentJobs,
+    @Optional() @Inject(QUEUED_DISPATCH) private readonly queued?: DispatchStrategy,
+  ) {}
 
-  async dispatch(judgment: Judgment, _options: DispatchOptions = {}): Promise<string> {
-    const id = `inline-${randomUUID()}`;
-    const result = await this.moduleRef.get(Judge, { strict: false }).assess(judgment);
-    if (result instanceof Assessment && judgmentMetadata(judgment.constructor).decision) await result.outcome();
-    return id;
+  dispatch(judgment: Judgment, options: DispatchOptions = {}): Promise<string> {
+    return this.queued ? this.queued.dispatch(judgment, options) : this.inline(judgment);
+  }
+
+  private async inline(judgment: Judgment): Promise<string> {
+    const copy = await this.jobs.judgment(this.jobs.payload(judgment));
+    const step = await this.jobs.assess(copy);
+    if (step.kind === 'recorded') await this.jobs.decide(step.record, copy);
+    return `inline-${randomUUID()}`;
   }
 }

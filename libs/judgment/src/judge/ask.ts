@@ -1,0 +1,83 @@
+import { Assessment, type EncodedAnswer } from '../assessment/assessment';
+import type { EvidenceMap } from '../definition/evidence';
+import { type Judgment, judgmentName } from '../definition/judgment.decorator';
+import type { Engine, EngineResponse } from '../engines/engine.interface';
+import { EngineFailed, MalformedEngineResponse } from '../errors';
+import { type DeclaredQuestion, type QuestionMap, expandQuestions } from '../questions/question';
+
+/** JavaScript programming errors: bugs, not Engine failures. They pass through unwrapped and unrecorded. */
+export const PROGRAMMING_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError];
+
+/** Whether an error thrown while asking is a bug in the code rather than an Engine failure. */
+export function isProgrammingError(error: unknown): boolean {
+  return PROGRAMMING_ERRORS.some((type) => error instanceof type);
+}
+
+/** What one Engine round is asked with. */
+export interface AskRequest {
+  /** The declared Questions (already read with `readQuestions`). */
+  readonly questions: QuestionMap;
+  /** The Evidence to show, UntrustedText at its paths. */
+  readonly evidence: EvidenceMap;
+  readonly engine: Engine;
+}
+
+/**
+ * One Engine round over the Judgment's Questions, read into an Assessment: expand Likelihood Sets, ask, check the
+ * answered keys, regroup. Nothing is cached, recorded, announced or logged, and the Assessment is not linked (deciding
+ * it only computes). Engine failures are thrown as EngineFailed; programming errors and a declaration error (a
+ * direct key colliding with a set key, raised before asking) pass through.
+ */
+export async function ask<J extends Judgment>(judgment: J, request: AskRequest): Promise<Assessment<J>> {
+  const name = judgmentName(judgment);
+  const questions = expandQuestions(name, request.questions);
+  try {
+    const response = await request.engine.answer({ questions, evidence: request.evidence });
+    return readAnswers(judgment, request.questions, response);
+  } catch (error) {
+    if (isProgrammingError(error)) throw error;
+    throw EngineFailed.wrap(name, error);
+  }
+}
+
+/**
+ * Checks the Engine answered exactly the asked keys, regroups Likelihood Sets under their keys and builds the
+ * Assessment; a response that fails the checks is a MalformedEngineResponse carrying its request id.
+ */
+export function readAnswers<J extends Judgment>(
+  judgment: J,
+  questions: QuestionMap,
+  response: EngineResponse,
+): Assessment<J> {
+  const name = judgmentName(judgment);
+  const expanded = expandQuestions(name, questions);
+  const requestId = response.provenance.requestId;
+  for (const key of expanded.keys()) {
+    if (!Object.prototype.hasOwnProperty.call(response.answers, key)) {
+      throw new MalformedEngineResponse(`The Engine did not answer Question "${key}" of ${name}.`, { requestId });
+    }
+  }
+  for (const key of Object.keys(response.answers)) {
+    if (!expanded.has(key)) {
+      throw new MalformedEngineResponse(`The Engine answered Question "${key}", which ${name} does not ask.`, {
+        requestId,
+      });
+    }
+  }
+  const encoded: Record<string, EncodedAnswer> = {};
+  for (const [key, question] of Object.entries(questions)) encoded[key] = regroup(key, question, response.answers);
+  try {
+    return Assessment.fromAnswers(judgment, questions, encoded, response.provenance);
+  } catch (error) {
+    throw new MalformedEngineResponse(`The Engine's answers to ${name} are unreadable: ${(error as Error).message}`, {
+      requestId,
+      cause: error,
+    });
+  }
+}
+
+/** The declared key's answer from the Engine's expanded answers (a Likelihood Set gathers its `set.label` keys). */
+function regroup(key: string, question: DeclaredQuestion, answers: EngineResponse['answers']): EncodedAnswer {
+  if (question.kind !== 'likelihood_set') return answers[key];
+  return Object.fromEntries(question.labels.map((label) => [label, answers[`${key}.${label}`] as number]));
+}

@@ -1,0 +1,237 @@
+// Failures are data (SPEC §3.1, reference 7.3): a failed attempt is recorded, announced, logged, then thrown or
+// returned as Unassessed; programming errors pass through. Jev driver over HTTP and a custom Engine class.
+import {
+  AssessmentFailed,
+  type Engine,
+  EngineFailed,
+  EngineRateLimited,
+  type EngineRequest,
+  type EngineResponse,
+  type JudgmentModuleOptions,
+  MalformedEngineResponse,
+  Provenance,
+  Unassessed,
+} from 'nestjs-judgment';
+import type { Fault, JevSimulator } from '../../apps/jev-simulator/src';
+import {
+  DB_KINDS,
+  type Harness,
+  NoteCheck,
+  SuiteDatabase,
+  decisionRequests,
+  jevConnection,
+  jevOptions,
+  rejectionOf,
+  startApp,
+  startSimulator,
+} from './support';
+
+let db: SuiteDatabase;
+let sim: JevSimulator;
+let url: string;
+
+beforeAll(async () => {
+  db = await SuiteDatabase.create('judgment_judge_failures');
+  ({ sim, url } = await startSimulator());
+});
+
+afterAll(async () => {
+  await db?.close();
+  await sim?.stop();
+});
+
+/** A custom Engine (an Engine class as driver) whose answer each test scripts. */
+class ScriptedEngine implements Engine {
+  static script: (request: EngineRequest) => unknown = () => {
+    throw new Error('No script set.');
+  };
+
+  model(): string {
+    return 'scripted-1.0.0';
+  }
+
+  async answer(request: EngineRequest): Promise<EngineResponse> {
+    return ScriptedEngine.script(request) as EngineResponse;
+  }
+}
+
+const scriptedProvenance = () =>
+  new Provenance('scripted', 'scripted-1.0.0', 'req-scripted-1', { usage: { input_tokens: 7 }, response: { ok: 1 } });
+
+/** A Judgment asked on the custom Engine. */
+const onScripted = () => new NoteCheck('Refund please.', { engine: 'scripted' });
+
+describe.each(DB_KINDS)('failed attempts on %s', (kind) => {
+  let harness: Harness;
+
+  beforeEach(async () => {
+    await db.reset();
+    sim.clearLog().clearFaults();
+  });
+
+  afterEach(async () => {
+    await harness?.close();
+  });
+
+  const start = (overrides: JudgmentModuleOptions = {}) =>
+    startApp({
+      typeOrm: db.typeOrm(kind),
+      options: jevOptions(url, {
+        ...overrides,
+        engines: { jev: jevConnection(url, { timeout: 0.3 }), scripted: { driver: ScriptedEngine } },
+      }),
+    });
+
+  it('records an answer to a Question that was not asked as MalformedEngineResponse, with the Provenance of the rejected response', async () => {
+    harness = await start();
+    ScriptedEngine.script = () => ({ answers: { flagged: 0.4, invented: 0.1 }, provenance: scriptedProvenance() });
+
+    const error = await rejectionOf(harness.judge.assess(onScripted()));
+
+    expect(error).toBeInstanceOf(MalformedEngineResponse);
+    expect(error.message).toContain('"invented"');
+    expect(error.message).toContain('note-check');
+    const [record] = await harness.records();
+    expect(record).toMatchObject({
+      failureType: 'MalformedEngineResponse',
+      failureMessage: error.message,
+      answers: null,
+      engine: 'scripted',
+      model: 'scripted-1.0.0',
+      requestId: 'req-scripted-1',
+      provenanceDetails: { usage: { input_tokens: 7 }, response: { ok: 1 } },
+    });
+  });
+
+  it('records a Question left unanswered as MalformedEngineResponse, with the Provenance of the rejected response', async () => {
+    harness = await start();
+    ScriptedEngine.script = () => ({ answers: {}, provenance: scriptedProvenance() });
+
+    const error = await rejectionOf(harness.judge.assess(onScripted()));
+
+    expect(error).toBeInstanceOf(MalformedEngineResponse);
+    expect(error.message).toContain('"flagged"');
+    const [record] = await harness.records();
+    expect(record).toMatchObject({
+      failureType: 'MalformedEngineResponse',
+      engine: 'scripted',
+      requestId: 'req-scripted-1',
+    });
+  });
+
+  it('records a custom Engine response without answers as MalformedEngineResponse, with its Provenance', async () => {
+    harness = await start();
+    ScriptedEngine.script = () => ({ provenance: scriptedProvenance() });
+
+    const error = await rejectionOf(harness.judge.assess(onScripted()));
+
+    expect(error).toBeInstanceOf(MalformedEngineResponse);
+    expect(error.message).toContain('{ answers, provenance }');
+    const [record] = await harness.records();
+    expect(record).toMatchObject({ failureType: 'MalformedEngineResponse', engine: 'scripted', answers: null });
+  });
+
+  const driverFailures: Array<[string, Fault, number, string]> = [
+    ['HTTP 500', { status: 500 }, 1, 'EngineFailed'],
+    ['a timeout', { kind: 'hang' }, 1, 'EngineFailed'],
+    ['429 after every retry', { status: 429, retryAfterMs: 1 }, 2, 'EngineRateLimited'],
+    ['malformed JSON', { kind: 'malformed', variant: 'non-json' }, 1, 'MalformedEngineResponse'],
+  ];
+
+  it.each(driverFailures)(
+    'records a driver failure (%s) without Provenance: failure type and message, no answers',
+    async (_case, fault, times, failureType) => {
+      harness = await start();
+      sim.fail(fault, times);
+
+      const error = await rejectionOf(harness.judge.assess(new NoteCheck('Refund please.')));
+
+      expect(error.constructor.name).toBe(failureType);
+      expect(decisionRequests(sim)).toHaveLength(times);
+      const [record] = await harness.records();
+      expect(record).toMatchObject({
+        judgment: 'note-check',
+        evidence: { note: 'Refund please.' },
+        untrustedPaths: ['note'],
+        failureType,
+        failureMessage: error.message,
+        answers: null,
+        engine: null,
+        model: null,
+        requestId: null,
+        provenanceDetails: null,
+        outcome: null,
+      });
+      expect(record.isUnassessed()).toBe(true);
+    },
+  );
+
+  it('fires AssessmentFailed with the record, logs Judgment unassessed., then throws the same EngineFailed', async () => {
+    harness = await start();
+    sim.fail({ status: 429, retryAfterMs: 1 }, 2);
+
+    const error = await rejectionOf(harness.judge.assess(new NoteCheck('Refund please.')));
+
+    expect(error).toBeInstanceOf(EngineRateLimited);
+    expect(harness.captured.trail).toEqual([`event:${AssessmentFailed.NAME}`, 'log:Judgment unassessed.']);
+    const [failed] = harness.captured.of(AssessmentFailed);
+    const [record] = await harness.records();
+    expect(failed.error).toBe(error);
+    expect(failed.record?.id).toBe(record.id);
+    expect(failed.judgment).toBeInstanceOf(NoteCheck);
+  });
+
+  it('returns the failed attempt as Unassessed with its record when throwOnFailure is false', async () => {
+    harness = await start({ throwOnFailure: false });
+    sim.fail({ status: 500 });
+
+    const result = (await harness.judge.assess(new NoteCheck('Refund please.'))) as unknown as Unassessed<NoteCheck>;
+
+    expect(result).toBeInstanceOf(Unassessed);
+    expect(result.error).toBeInstanceOf(EngineFailed);
+    expect(result.error).toBe(harness.captured.of(AssessmentFailed)[0].error);
+    const [record] = await harness.records();
+    expect((result.record as typeof record).id).toBe(record.id);
+    expect(record.failureType).toBe('EngineFailed');
+    // No answers and no way to an Outcome.
+    for (const member of ['likelihood', 'encodedAnswers', 'outcome', 'decide', 'provenance']) {
+      expect(member in result).toBe(false);
+    }
+    expect(Object.isFrozen(result)).toBe(true);
+  });
+
+  it.each([TypeError, ReferenceError, RangeError, SyntaxError])(
+    'lets a %p from a custom Engine pass through unwrapped, unrecorded and unannounced',
+    async (ProgrammingError) => {
+      harness = await start({ throwOnFailure: false });
+      const bug = new ProgrammingError('a bug in the Engine');
+      ScriptedEngine.script = () => {
+        throw bug;
+      };
+
+      const error = await rejectionOf(harness.judge.assess(onScripted()));
+
+      expect(error).toBe(bug);
+      expect(await harness.records()).toHaveLength(0);
+      expect(harness.captured.trail).toEqual([]);
+    },
+  );
+
+  it('wraps any other error of a custom Engine in EngineFailed, with the error as cause', async () => {
+    harness = await start();
+    const original = new Error('the socket closed');
+    ScriptedEngine.script = () => {
+      throw original;
+    };
+
+    const error = await rejectionOf(harness.judge.assess(onScripted()));
+
+    expect(error.constructor).toBe(EngineFailed);
+    expect(error.cause).toBe(original);
+    expect(error.message).toContain('note-check');
+    expect(error.message).toContain('the socket closed');
+    const [record] = await harness.records();
+    expect(record).toMatchObject({ failureType: 'EngineFailed', failureMessage: error.message, engine: null });
+    expect(harness.captured.of(AssessmentFailed)[0].error).toBe(error);
+  });
+});

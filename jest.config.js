@@ -10,6 +10,7 @@ const shared = {
   moduleNameMapper: {
     '^nestjs-judgment$': '<rootDir>/libs/judgment/src/index.ts',
     '^nestjs-judgment/testing$': '<rootDir>/libs/judgment/src/testing/index.ts',
+    '^nestjs-judgment/cli$': '<rootDir>/libs/judgment/src/cli/index.ts',
   },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
 };

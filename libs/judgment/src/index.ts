@@ -90,7 +90,6 @@ export {
 } from './calibration/calibration.report';
 export { LabelledCase, type CaseTruth, type LabelledCaseOptions } from './calibration/labelled-case';
 export type { Interval, ReliabilityBin } from './calibration/scoring';
-export { JudgmentCommandModule, runJudgmentCli, type JudgmentCliOptions } from './cli/judgment-command.module';
 
 // The optional Review HTTP adapter (JudgmentHttpModule) and the error envelope.
 export * from './http';

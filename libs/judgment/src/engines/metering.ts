@@ -60,7 +60,7 @@ export class MeteredEngine implements Engine {
       );
     }
     const response = await this.engine.answer(request);
-    this.meter.record(this.connection, response.provenance);
+    this.meter.record(this.connection, response?.provenance);
     return response;
   }
 }

@@ -1,4 +1,5 @@
 import { Assessment, type EncodedAnswer } from '../assessment/assessment';
+import { Provenance } from '../assessment/provenance';
 import type { EvidenceMap } from '../definition/evidence';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
 import type { Engine, EngineResponse } from '../engines/engine.interface';
@@ -41,8 +42,9 @@ export async function ask<J extends Judgment>(judgment: J, request: AskRequest):
 }
 
 /**
- * Checks the Engine answered exactly the asked keys, regroups Likelihood Sets under their keys and builds the
- * Assessment; a response that fails the checks is a MalformedEngineResponse carrying its request id.
+ * Checks the Engine returned an `{ answers, provenance }` response answering exactly the asked keys, regroups
+ * Likelihood Sets under their keys and builds the Assessment; a response that fails the checks is a
+ * MalformedEngineResponse (carrying its request id when it has one).
  */
 export function readAnswers<J extends Judgment>(
   judgment: J,
@@ -50,14 +52,26 @@ export function readAnswers<J extends Judgment>(
   response: EngineResponse,
 ): Assessment<J> {
   const name = judgmentName(judgment);
+  const { answers, provenance } = (response ?? {}) as Partial<EngineResponse>;
+  if (
+    answers === null ||
+    typeof answers !== 'object' ||
+    Array.isArray(answers) ||
+    !(provenance instanceof Provenance)
+  ) {
+    throw new MalformedEngineResponse(
+      `The Engine returned no { answers, provenance } response for ${name}: its answer() must resolve to ` +
+        '{ answers: { key: answer }, provenance: new Provenance(...) }.',
+    );
+  }
   const expanded = expandQuestions(name, questions);
-  const requestId = response.provenance.requestId;
+  const requestId = provenance.requestId;
   for (const key of expanded.keys()) {
-    if (!Object.prototype.hasOwnProperty.call(response.answers, key)) {
+    if (!Object.prototype.hasOwnProperty.call(answers, key)) {
       throw new MalformedEngineResponse(`The Engine did not answer Question "${key}" of ${name}.`, { requestId });
     }
   }
-  for (const key of Object.keys(response.answers)) {
+  for (const key of Object.keys(answers)) {
     if (!expanded.has(key)) {
       throw new MalformedEngineResponse(`The Engine answered Question "${key}", which ${name} does not ask.`, {
         requestId,
@@ -65,9 +79,9 @@ export function readAnswers<J extends Judgment>(
     }
   }
   const encoded: Record<string, EncodedAnswer> = {};
-  for (const [key, question] of Object.entries(questions)) encoded[key] = regroup(key, question, response.answers);
+  for (const [key, question] of Object.entries(questions)) encoded[key] = regroup(key, question, answers);
   try {
-    return Assessment.fromAnswers(judgment, questions, encoded, response.provenance);
+    return Assessment.fromAnswers(judgment, questions, encoded, provenance);
   } catch (error) {
     throw new MalformedEngineResponse(`The Engine's answers to ${name} are unreadable: ${(error as Error).message}`, {
       requestId,

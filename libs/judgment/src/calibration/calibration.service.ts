@@ -1,0 +1,360 @@
+import { Inject, Injectable, type Type } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import type { Assessment } from '../assessment/assessment';
+import { type Decision, type DecisionMetadata, decisionMetadata, isDecision } from '../definition/decision.decorator';
+import { type Judgment, type JudgmentClass, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
+import { isJudgmentClass } from '../definition/judgment.registry';
+import type { Engine } from '../engines/engine.interface';
+import { EngineManager } from '../engines/engine.manager';
+import { EngineFailed, InvalidCalibration, NoDefaultDecision } from '../errors';
+import { ask } from '../judge/ask';
+import { Decider } from '../judge/decider.service';
+import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
+import type { JudgmentModuleOptions } from '../judgment.options';
+import { AssessmentRecorder } from '../persistence/assessment.recorder';
+import { type QuestionMap, readQuestions } from '../questions/question';
+import { questionsFingerprint } from '../questions/questions-fingerprint';
+import { mapBounded } from './bounded';
+import type { CalibrationReport } from './calibration.report';
+import { CalibrationTally, likelihoodKeys, measuresOf } from './calibration.tally';
+import { type LoadedCases, datasetCases, resolutionCases } from './case-sources';
+import { LabelledCase } from './labelled-case';
+
+/** Cases in flight when neither `.concurrency()` nor the module option `calibration.concurrency` says otherwise. */
+export const DEFAULT_CALIBRATION_CONCURRENCY = 8;
+
+/** Options of `run()`. */
+export interface CalibrationRunOptions {
+  /** Called after each Engine round with the rounds done and the total (connections × cases). */
+  onProgress?(done: number, total: number): void;
+}
+
+/** Where the labelled cases come from. */
+type CaseSource<J extends Judgment> =
+  | { readonly kind: 'resolutions' }
+  | { readonly kind: 'dataset'; readonly path: string }
+  | { readonly kind: 'cases'; readonly cases: readonly LabelledCase<J>[] };
+
+/** Everything a builder has been told. */
+interface CalibrationPlan<J extends Judgment> {
+  readonly judgment: JudgmentClass<J>;
+  readonly source: CaseSource<J>;
+  readonly engines: readonly string[] | null;
+  readonly decisions: readonly Type<Decision>[] | null;
+  readonly concurrency: number;
+  readonly subject: Type<object> | null;
+}
+
+/** The services a run uses. */
+interface CalibrationServices {
+  readonly engines: EngineManager;
+  readonly decider: Decider;
+  dataSource(): DataSource | null;
+}
+
+/** One case, checked and ready to ask. */
+interface PreparedCase<J extends Judgment> {
+  readonly labelled: LabelledCase<J>;
+  readonly questions: QuestionMap;
+  readonly fingerprint: string;
+}
+
+interface ResolvedDecision {
+  readonly instance: Decision;
+  readonly metadata: DecisionMetadata;
+}
+
+/**
+ * Measures Decisions against labelled cases before anyone trusts their thresholds:
+ * `calibration.for(RefundAbuse).fromDataset('cases.json').decisions(RefundDecision).run()`. A run asks the Engine
+ * once per case and connection, and records, caches, logs and announces nothing.
+ */
+@Injectable()
+export class Calibration {
+  private readonly services: CalibrationServices;
+  private readonly concurrency: unknown;
+
+  constructor(
+    @Inject(JUDGMENT_MODULE_OPTIONS) options: JudgmentModuleOptions,
+    engines: EngineManager,
+    decider: Decider,
+    recorder: AssessmentRecorder,
+  ) {
+    this.concurrency = options.calibration?.concurrency ?? DEFAULT_CALIBRATION_CONCURRENCY;
+    this.services = {
+      engines,
+      decider,
+      dataSource: () => {
+        try {
+          return recorder.dataSource();
+        } catch {
+          return null; // the app registered no TypeORM DataSource at all
+        }
+      },
+    };
+  }
+
+  /** A calibration of a Judgment class, labelled by its Resolutions until told otherwise. */
+  for<J extends Judgment>(judgment: JudgmentClass<J>): CalibrationBuilder<J> {
+    if (typeof judgment !== 'function' || !isJudgmentClass(judgment)) {
+      throw new InvalidCalibration(
+        `${describe(judgment)} is not a Judgment: calibrate a class declared with @Judgment() that has evidence() ` +
+          'and questions() methods.',
+      );
+    }
+    return new CalibrationBuilder(this.services, {
+      judgment,
+      source: { kind: 'resolutions' },
+      engines: null,
+      decisions: null,
+      concurrency: checkConcurrency(this.concurrency, 'The module option calibration.concurrency'),
+      subject: null,
+    });
+  }
+}
+
+/** An immutable calibration builder: every method returns a new builder. */
+export class CalibrationBuilder<J extends Judgment> {
+  constructor(
+    private readonly services: CalibrationServices,
+    private readonly plan: CalibrationPlan<J>,
+  ) {
+    Object.freeze(this);
+  }
+
+  /** Labels from the Judgment's resolved records (the default): a reviewer's Resolution is the right Outcome. */
+  fromResolutions(): CalibrationBuilder<J> {
+    return this.with({ source: { kind: 'resolutions' } });
+  }
+
+  /** Labels from a JSON file: `[{ "subject": { ...attributes } | key, "expected": "approve", "truth"?: {...} }]`. */
+  fromDataset(path: string): CalibrationBuilder<J> {
+    if (typeof path !== 'string' || path.trim() === '') {
+      throw new InvalidCalibration('fromDataset() takes the path of a JSON list of labelled cases.');
+    }
+    return this.with({ source: { kind: 'dataset', path } });
+  }
+
+  /** Labels given in memory: `LabelledCase.of(new RefundAbuse(refund), RefundOutcome.Approve)`. */
+  cases(cases: Iterable<LabelledCase<J>>): CalibrationBuilder<J> {
+    const list = [...cases];
+    list.forEach((labelled, index) => {
+      if (!(labelled instanceof LabelledCase) || !(labelled.judgment instanceof this.plan.judgment)) {
+        throw new InvalidCalibration(
+          `The case at index ${index} is not a labelled case of ${this.plan.judgment.name}: make each with ` +
+            `LabelledCase.of(new ${this.plan.judgment.name}(...), expectedOutcome).`,
+        );
+      }
+    });
+    return this.with({ source: { kind: 'cases', cases: Object.freeze(list) } });
+  }
+
+  /** Asks each named connection (a result per model) instead of each Judgment's own Engine. */
+  engines(...connections: string[]): CalibrationBuilder<J> {
+    for (const connection of connections) {
+      if (typeof connection !== 'string' || connection.trim() === '') {
+        throw new InvalidCalibration('engines() takes the names of configured Engine connections, e.g. "jev".');
+      }
+    }
+    return this.with({ engines: connections.length ? Object.freeze([...connections]) : null });
+  }
+
+  /** Measures these Decisions (a result per Decision) instead of the Judgment's default Decision. */
+  decisions(...decisions: Type<Decision>[]): CalibrationBuilder<J> {
+    for (const decision of decisions) {
+      if (typeof decision !== 'function' || !isDecision(decision)) {
+        throw new InvalidCalibration(
+          `${describe(decision)} is not a Decision: pass classes declared with @Decision({ outcomes, review }).`,
+        );
+      }
+    }
+    return this.with({ decisions: decisions.length ? Object.freeze([...decisions]) : null });
+  }
+
+  /** How many Engine rounds may be in flight at once. */
+  concurrency(cases: number): CalibrationBuilder<J> {
+    return this.with({ concurrency: checkConcurrency(cases, 'concurrency()') });
+  }
+
+  /**
+   * The entity class a dataset's Subjects are built as, when the Judgment constructor's first parameter does not
+   * name it (e.g. it is typed with an interface).
+   */
+  subject(entity: Type<object>): CalibrationBuilder<J> {
+    if (typeof entity !== 'function') {
+      throw new InvalidCalibration('subject() takes the TypeORM entity class the Judgment is constructed with.');
+    }
+    return this.with({ subject: entity });
+  }
+
+  /**
+   * Asks the Engine about every case (per connection), applies every Decision and tallies the results. Stops with
+   * InvalidCalibration when there are no cases or an expected Outcome is not an automatic Outcome of a Decision —
+   * checked before any Engine is asked. A case the Engine fails to assess counts as unassessed.
+   */
+  async run(options: CalibrationRunOptions = {}): Promise<CalibrationReport> {
+    const { judgment } = this.plan;
+    const name = judgmentName(judgment);
+    const { cases, skipped } = await this.load();
+    if (cases.length === 0) {
+      throw new InvalidCalibration(
+        `No labelled cases to calibrate ${judgment.name} against` +
+          (this.plan.source.kind === 'resolutions'
+            ? ` (no resolved records of ${name}${skipped ? `; ${skipped} skipped for lack of a Subject` : ''}): ` +
+              'resolve Reviews first, or pass a dataset.'
+            : '.'),
+      );
+    }
+    const decisions = this.resolveDecisions(name);
+    const prepared = cases.map((labelled, index) => prepare(labelled, index, decisions));
+
+    const tasks = (this.plan.engines ?? [null]).flatMap((connection) =>
+      prepared.map((item) => ({ item, engine: this.engine(connection, item.labelled.judgment) })),
+    );
+    const answered = await mapBounded(
+      tasks,
+      this.plan.concurrency,
+      async ({ item, engine }): Promise<Assessment<J> | EngineFailed> => {
+        try {
+          return await ask(item.labelled.judgment, {
+            questions: item.questions,
+            evidence: item.labelled.evidence,
+            engine,
+          });
+        } catch (error) {
+          if (error instanceof EngineFailed) return error;
+          throw error;
+        }
+      },
+      (done) => options.onProgress?.(done, tasks.length),
+    );
+
+    // A failed case files under the model its Engine reported for another case, not under an alias.
+    const reported = new Map<Engine, string>();
+    tasks.forEach(({ engine }, index) => {
+      const answer = answered[index];
+      if (!(answer instanceof EngineFailed) && !reported.has(engine)) reported.set(engine, answer.provenance.model);
+    });
+
+    const tally = new CalibrationTally();
+    for (const [index, { item, engine }] of tasks.entries()) {
+      const answer = answered[index];
+      const model = answer instanceof EngineFailed ? (reported.get(engine) ?? engine.model()) : answer.provenance.model;
+      const measures = answer instanceof EngineFailed ? [] : measuresOf(answer, item.questions);
+      for (const decision of decisions) {
+        const identity = {
+          questions: item.fingerprint,
+          model,
+          decision: decision.metadata.name,
+          decisionVersion: decision.metadata.version,
+          language: item.labelled.language,
+        };
+        if (answer instanceof EngineFailed) {
+          tally.unassessed(identity);
+          continue;
+        }
+        const outcome = await answer.decide(decision.instance);
+        tally.decided(identity, {
+          outcome: String(outcome),
+          expected: String(item.labelled.expected),
+          sentToReview: decision.metadata.review.has(outcome),
+          measures,
+          truth: item.labelled.truth,
+        });
+      }
+    }
+    return tally.report(skipped);
+  }
+
+  private with(changes: Partial<CalibrationPlan<J>>): CalibrationBuilder<J> {
+    return new CalibrationBuilder(this.services, { ...this.plan, ...changes });
+  }
+
+  private load(): Promise<LoadedCases<J>> | LoadedCases<J> {
+    const { source, judgment } = this.plan;
+    switch (source.kind) {
+      case 'cases':
+        return { cases: [...source.cases], skipped: 0 };
+      case 'dataset':
+        return datasetCases(source.path, judgment, this.plan.subject, this.services.dataSource());
+      case 'resolutions':
+        return resolutionCases(judgment, this.services.dataSource());
+    }
+  }
+
+  private resolveDecisions(name: string): ResolvedDecision[] {
+    const classes = this.plan.decisions ?? [judgmentMetadata(this.plan.judgment).decision];
+    return classes.map((cls) => {
+      if (!cls) throw new NoDefaultDecision(name);
+      return {
+        instance: this.services.decider.resolveDecision(cls as Type<Decision>),
+        metadata: decisionMetadata(cls),
+      };
+    });
+  }
+
+  /** The named connection's Engine, or the Judgment's own (its engine(), its @Judgment engine, the default). */
+  private engine(connection: string | null, judgment: J): Engine {
+    const name =
+      connection ??
+      judgment.engine?.() ??
+      judgmentMetadata(judgment.constructor).engine ??
+      this.services.engines.defaultConnectionName();
+    return this.services.engines.connection(name);
+  }
+}
+
+/** Reads a case's Questions and checks its labels against every Decision before any Engine is asked. */
+function prepare<J extends Judgment>(
+  labelled: LabelledCase<J>,
+  index: number,
+  decisions: readonly ResolvedDecision[],
+): PreparedCase<J> {
+  const name = judgmentName(labelled.judgment);
+  const questions = readQuestions(name, labelled.judgment.questions());
+  const at = `The case at index ${index}`;
+  for (const { metadata } of decisions) {
+    const expected = metadata.outcomes.find((outcome) => String(outcome) === String(labelled.expected));
+    if (expected === undefined) {
+      throw new InvalidCalibration(
+        `${at} expects ${JSON.stringify(labelled.expected)}, which is not an Outcome of ${metadata.name}: expected ` +
+          `${orList(metadata.outcomes.map((outcome) => JSON.stringify(outcome)))}.`,
+      );
+    }
+    if (metadata.review.has(expected)) {
+      throw new InvalidCalibration(
+        `${at} expects ${JSON.stringify(expected)}, which ${metadata.name} sends to Review, so it cannot be the right ` +
+          'Outcome of a case: label it with the Outcome a reviewer would settle on.',
+      );
+    }
+  }
+  const keys = likelihoodKeys(questions);
+  for (const [key, value] of Object.entries(labelled.truth)) {
+    if (!keys.includes(key)) {
+      throw new InvalidCalibration(
+        `${at} gives the truth of "${key}", but ${name} asks no Likelihood "${key}" ` +
+          `(its Likelihoods: ${keys.join(', ') || 'none'}).`,
+      );
+    }
+    if (typeof value !== 'boolean') {
+      throw new InvalidCalibration(`${at} gives a truth for "${key}" that is not true or false.`);
+    }
+  }
+  return { labelled, questions, fingerprint: questionsFingerprint(questions) };
+}
+
+function checkConcurrency(value: unknown, what: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new InvalidCalibration(`${what} must be a whole number of cases of 1 or more; got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+function orList(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'function') return value.name || 'An anonymous class';
+  return value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value));
+}

@@ -1,0 +1,75 @@
+import type { LoggerService } from '@nestjs/common';
+import Table from 'cli-table3';
+
+/** Writes a line to stdout. */
+export function print(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Writes a value as the only JSON document on stdout. */
+export function printJson(value: unknown): void {
+  print(JSON.stringify(value, null, 2));
+}
+
+/**
+ * Reports a failed command and sets exit status 1: `{"error": "..."}` on stdout in JSON mode, otherwise one line on
+ * stderr.
+ */
+export function fail(error: unknown, json: boolean): void {
+  const message = error instanceof Error ? error.message : String(error);
+  if (json) printJson({ error: message });
+  else process.stderr.write(`Error: ${message}\n`);
+  process.exitCode = 1;
+}
+
+/** A plain table (no colours, so output stays readable when piped); `widths` caps columns (wrapping their text). */
+export function table(head: string[], rows: Array<Array<string | number>>, widths: Array<number | null> = []): string {
+  const result = new Table({ head, style: { head: [], border: [] }, wordWrap: true, colWidths: widths });
+  result.push(...rows.map((row) => row.map(String)));
+  return result.toString();
+}
+
+/** Bold on a terminal, plain otherwise. */
+export function bold(text: string): string {
+  return process.stdout.isTTY ? `\u001b[1m${text}\u001b[22m` : text;
+}
+
+/** A share as a percentage with one decimal (`66.7%`), `—` for null. */
+export function percent(value: number | null): string {
+  return value === null ? '—' : `${(value * 100).toFixed(1)}%`;
+}
+
+/** `1 Resolution` / `2 Resolutions`. */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** Whether the command line asks for JSON (used before the command's options are parsed). */
+export function argvWantsJson(argv: readonly string[] = process.argv): boolean {
+  return argv.includes('--json');
+}
+
+/**
+ * The Nest logger of a CLI run: warnings and errors on stderr, nothing else, so stdout holds only the command's
+ * output (and nothing but JSON with `--json`).
+ */
+export class StderrLogger implements LoggerService {
+  log(): void {}
+
+  warn(message: unknown, context?: string): void {
+    this.write('WARN', message, context);
+  }
+
+  error(message: unknown, ...rest: unknown[]): void {
+    this.write(
+      'ERROR',
+      message,
+      typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined,
+    );
+  }
+
+  private write(level: string, message: unknown, context?: string): void {
+    const text = typeof message === 'string' ? message : JSON.stringify(message);
+    process.stderr.write(`${level}${context ? ` [${context}]` : ''} ${text}\n`);
+  }
+}

@@ -1,0 +1,129 @@
+import { Inject, type Type } from '@nestjs/common';
+import { Presets, SingleBar } from 'cli-progress';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { Calibration } from '../calibration/calibration.service';
+import { type Decision, decisionMetadata } from '../definition/decision.decorator';
+import type { Judgment } from '../definition/judgment.decorator';
+import { JudgmentRegistry } from '../definition/judgment.registry';
+import { InvalidCalibration } from '../errors';
+import { CliContext } from './cli.context';
+import { fail, print, printJson } from './cli.output';
+import { formatReport } from './report.format';
+
+/** Options of `judgment eval`. */
+export interface EvalOptions {
+  dataset?: string;
+  decision?: string[];
+  engine?: string[];
+  concurrency?: number;
+  json?: boolean;
+}
+
+/**
+ * `judgment eval <judgment> [--dataset=cases.json] [--decision=…]… [--engine=…]… [--json]`: calibrates a Judgment's
+ * Decisions against labelled cases (a dataset, else the recorded Resolutions). Every case is a paid Engine round.
+ */
+@Command({
+  name: 'eval',
+  arguments: '<judgment>',
+  description: 'Measure Decisions against labelled cases (a dataset, or the recorded Resolutions)',
+  argsDescription: { judgment: 'the Judgment: its registered name or class name' },
+})
+export class EvalCommand extends CommandRunner {
+  constructor(@Inject(CliContext) private readonly context: CliContext) {
+    super();
+  }
+
+  async run([name]: string[], options: EvalOptions = {}): Promise<void> {
+    const json = options.json === true;
+    const progress = new Progress(!json && process.stdout.isTTY === true);
+    try {
+      const registry = this.context.get(JudgmentRegistry);
+      let builder = this.context.get(Calibration).for(findJudgment(registry, name));
+      if (options.dataset !== undefined) builder = builder.fromDataset(options.dataset);
+      if (options.decision?.length)
+        builder = builder.decisions(...options.decision.map((d) => findDecision(registry, d)));
+      if (options.engine?.length) builder = builder.engines(...options.engine);
+      if (options.concurrency !== undefined) builder = builder.concurrency(options.concurrency);
+      const report = await builder.run({ onProgress: (done, total) => progress.update(done, total) });
+      progress.stop();
+      if (json) printJson(report);
+      else print(formatReport(report));
+    } catch (error) {
+      progress.stop();
+      fail(error, json);
+    }
+  }
+
+  @Option({ flags: '--dataset <path>', description: 'a JSON list of { subject, expected, truth? } cases' })
+  parseDataset(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--decision <name>', description: 'a Decision to measure (repeatable; default: the Judgment’s)' })
+  parseDecision(value: string, previous: string[] = []): string[] {
+    return [...previous, value];
+  }
+
+  @Option({ flags: '--engine <connection>', description: 'an Engine connection to ask (repeatable)' })
+  parseEngine(value: string, previous: string[] = []): string[] {
+    return [...previous, value];
+  }
+
+  @Option({ flags: '--concurrency <rounds>', description: 'Engine rounds in flight at once' })
+  parseConcurrency(value: string): number {
+    return /^\d+$/.test(value) ? Number(value) : NaN;
+  }
+
+  @Option({ flags: '--json', description: 'print only the report as JSON' })
+  parseJson(): boolean {
+    return true;
+  }
+}
+
+/** A progress bar of Engine rounds, shown only on a terminal. */
+class Progress {
+  private bar: SingleBar | null = null;
+
+  constructor(private readonly enabled: boolean) {}
+
+  update(done: number, total: number): void {
+    if (!this.enabled) return;
+    if (!this.bar) {
+      this.bar = new SingleBar(
+        { format: 'Asking [{bar}] {value}/{total} Engine rounds', clearOnComplete: true, hideCursor: true },
+        Presets.shades_classic,
+      );
+      this.bar.start(total, 0);
+    }
+    this.bar.update(done);
+  }
+
+  stop(): void {
+    this.bar?.stop();
+    this.bar = null;
+  }
+}
+
+/** A registered Judgment by registered name, else by class name. */
+function findJudgment(registry: JudgmentRegistry, name: string): Type<Judgment> {
+  if (registry.hasJudgment(name)) return registry.judgment(name);
+  const found = registry.judgments().find((cls) => cls.name === name);
+  if (found) return found;
+  const known = registry.judgments().map((cls) => cls.name);
+  throw new InvalidCalibration(
+    `${name} is not a Judgment: no registered Judgment has that name or class name (registered: ` +
+      `${known.join(', ') || 'none'}). Add it to JudgmentModule.forFeature([...]).`,
+  );
+}
+
+/** A registered Decision by registered name, else by class name. */
+function findDecision(registry: JudgmentRegistry, name: string): Type<Decision> {
+  const found = registry.decisions().find((cls) => decisionMetadata(cls).name === name || cls.name === name);
+  if (found) return found;
+  const known = registry.decisions().map((cls) => decisionMetadata(cls).name);
+  throw new InvalidCalibration(
+    `${name} is not a Decision: no registered Decision has that name or class name (registered: ` +
+      `${known.join(', ') || 'none'}). Add it to JudgmentModule.forFeature([...]).`,
+  );
+}

@@ -1,0 +1,3 @@
+// `nestjs-judgment/cli`: the `judgment` command line (nest-commander). A separate entry point, so apps that do not
+// run the CLI never load nest-commander.
+export { JudgmentCommandModule, runJudgmentCli, type JudgmentCliOptions } from './judgment-command.module';

@@ -1,0 +1,105 @@
+import type { CalibrationReport, CalibrationResult } from '../calibration/calibration.report';
+import type { Interval } from '../calibration/scoring';
+import { bold, percent, plural, table } from './cli.output';
+
+/** A calibration report as text: a summary table, then per result its bands, scores and warnings. */
+export function formatReport(report: CalibrationReport): string {
+  const parts: string[] = [];
+  if (report.skipped > 0) {
+    parts.push(`Skipped ${plural(report.skipped, 'Resolution')} whose Subject no longer exists.`);
+  }
+  parts.push(
+    table(
+      ['Questions', 'Model', 'Decision', 'Language', 'Cases', 'Unassessed', 'Review rate', 'Accuracy'],
+      report.results.map((result) => [
+        result.identity.questions.slice(0, 8),
+        result.identity.model,
+        decisionLabel(result),
+        result.identity.language ?? '—',
+        result.cases,
+        result.unassessed,
+        withInterval(result.reviewRate, result.reviewRateInterval),
+        accuracyLabel(result),
+      ]),
+    ),
+  );
+  for (const result of report.results) parts.push(formatResult(result));
+  return parts.join('\n\n');
+}
+
+function formatResult(result: CalibrationResult): string {
+  const { identity } = result;
+  const parts = [
+    bold(
+      `${decisionLabel(result)} · ${identity.model} · ${identity.language ?? 'unknown language'} · questions ` +
+        identity.questions.slice(0, 8),
+    ),
+    table(
+      ['Question', 'Band', 'Cases', 'Expected', 'Accuracy', 'Review rate'],
+      result.bands.map((band) => [
+        band.question,
+        `${band.from.toFixed(1)}–${band.to.toFixed(1)}`,
+        band.cases,
+        Object.entries(band.expected)
+          .map(([outcome, count]) => `${outcome} ${count}`)
+          .join(', '),
+        percent(band.accuracy),
+        percent(band.reviewRate),
+      ]),
+    ),
+  ];
+  if (result.scores.length > 0) {
+    parts.push(
+      table(
+        ['Likelihood', 'Cases with truth', 'Brier score', 'Calibration error (ECE)'],
+        result.scores.map((score) => [
+          score.question,
+          score.cases,
+          decimal(score.brier),
+          decimal(score.expectedCalibrationError),
+        ]),
+      ),
+    );
+    for (const score of result.scores) {
+      parts.push(
+        `Reliability of ${score.question}:\n` +
+          table(
+            ['Predicted', 'Cases', 'Mean predicted', 'Observed', '95% interval'],
+            score.reliability
+              .filter((bin) => bin.count > 0)
+              .map((bin) => [
+                `${bin.from.toFixed(1)}–${bin.to.toFixed(1)}`,
+                bin.count,
+                percent(bin.meanPredicted),
+                percent(bin.observed),
+                interval(bin.interval),
+              ]),
+          ),
+      );
+    }
+  }
+  parts.push(...result.warnings.map((warning) => `Warning: ${warning}`));
+  return parts.join('\n');
+}
+
+function decisionLabel(result: CalibrationResult): string {
+  const { decision, decisionVersion } = result.identity;
+  return decisionVersion === null ? decision : `${decision} v${decisionVersion}`;
+}
+
+function accuracyLabel(result: CalibrationResult): string {
+  const counts = result.automatic > 0 ? ` (${result.correct}/${result.automatic})` : '';
+  return `${withInterval(result.accuracy, result.accuracyInterval)}${counts}`;
+}
+
+function withInterval(value: number | null, range: Interval | null): string {
+  return range === null ? percent(value) : `${percent(value)} [${interval(range)}]`;
+}
+
+function interval(range: Interval | null): string {
+  return range === null ? '—' : `${percent(range.low)}–${percent(range.high)}`;
+}
+
+function decimal(value: number | null): string {
+  return value === null ? '—' : value.toFixed(3);
+}

@@ -1,0 +1,202 @@
+// The `judgment` command line as a real process (test/cli/fixture-cli.ts over the fixture app: SQLite file, the
+// real Jev driver talking to the Jev simulator over loopback HTTP).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { JevSimulator } from '../../apps/jev-simulator/src';
+import { AssessmentRecord, judgmentEntities } from 'nestjs-judgment';
+import { Refund } from './fixture-app.module';
+
+const ROOT = join(__dirname, '..', '..');
+const KEY = 'sk-cli-SECRET-key';
+const LAYA_KEY = 'sk-cli-SECRET-laya';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('judgment CLI', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'judgment-cli-'));
+  const database = join(dir, 'app.sqlite');
+  const simulator = new JevSimulator({ apiKey: KEY });
+  let url: string;
+
+  /** Runs the fixture CLI with the environment of a configured app, plus `env`. */
+  const cli = (args: string[], env: Record<string, string | undefined> = {}): Promise<Run> =>
+    new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        ['-r', './scripts/register.js', 'test/cli/fixture-cli.ts', ...args],
+        {
+          cwd: ROOT,
+          env: {
+            PATH: process.env.PATH,
+            FIXTURE_DB: database,
+            TYPESAFE_API_KEY: KEY,
+            TYPESAFE_BASE_URL: url,
+            JUDGMENT_RETENTION_DAYS: '30',
+            ...env,
+          },
+        },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      );
+    });
+
+  const dataset = (name: string, cases: unknown[]) => {
+    const path = join(dir, name);
+    writeFileSync(path, JSON.stringify(cases));
+    return path;
+  };
+  const subject = (marker: string) => ({ item: 'Lamp', amount: 20, explanation: `It broke. ${marker}` });
+  const cases = () =>
+    dataset('cases.json', [
+      { subject: subject('[[abusive=0.1]]'), expected: 'approve' },
+      { subject: subject('[[abusive=0.9]]'), expected: 'reject' },
+      { subject: subject('[[abusive=0.45]]'), expected: 'approve' },
+    ]);
+
+  beforeAll(async () => {
+    url = await simulator.start(0);
+  });
+
+  afterAll(async () => {
+    await simulator.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  beforeEach(() => simulator.clearLog());
+
+  describe('eval', () => {
+    it('prints only the report as JSON with --json and exits 0', async () => {
+      const run = await cli(['eval', 'refund-abuse', `--dataset=${cases()}`, '--json']);
+      expect(run.code).toBe(0);
+      const report = JSON.parse(run.stdout);
+      expect(report.skipped).toBe(0);
+      expect(report.results).toHaveLength(1);
+      expect(report.results[0]).toMatchObject({
+        identity: { model: 'jev-1.13.0', decision: 'RefundDecision', decisionVersion: '1', language: null },
+        cases: 3,
+        unassessed: 0,
+        sentToReview: 1,
+        automatic: 2,
+        correct: 2,
+        accuracy: 1,
+      });
+      expect(report.results[0].reviewRate).toBeCloseTo(1 / 3, 12);
+      expect(simulator.requests).toHaveLength(3);
+    });
+
+    it('prints tables for each named Decision, without a progress bar when stdout is not a terminal', async () => {
+      const run = await cli([
+        'eval',
+        'RefundAbuse',
+        `--dataset=${cases()}`,
+        '--decision=RefundDecision',
+        '--decision=strict-refund',
+      ]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('Review rate');
+      expect(run.stdout).toContain('RefundDecision v1 · jev-1.13.0 · unknown language · questions ');
+      expect(run.stdout).toContain('strict-refund · jev-1.13.0');
+      expect(run.stdout).toContain('33.3%');
+      expect(run.stdout).toContain('0.9–1.0');
+      expect(run.stdout).toContain('100.0%');
+      expect(run.stdout + run.stderr).not.toContain('Engine rounds');
+    });
+
+    it('prints {"error": …} and exits 1 on a labelled Outcome that is not one, before asking the Engine', async () => {
+      const typo = dataset('typo.json', [{ subject: subject(''), expected: 'aprove' }]);
+      const run = await cli(['eval', 'refund-abuse', `--dataset=${typo}`, '--json']);
+      expect(run.code).toBe(1);
+      expect(JSON.parse(run.stdout)).toEqual({
+        error:
+          'The case at index 0 expects "aprove", which is not an Outcome of RefundDecision: expected "approve", ' +
+          '"escalate" or "reject".',
+      });
+      expect(simulator.requests).toHaveLength(0);
+    });
+
+    it('prints an error line and exits 1 for a name that is no registered Judgment', async () => {
+      const run = await cli(['eval', 'nope', `--dataset=${cases()}`]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain('Error: nope is not a Judgment: no registered Judgment has that name');
+    });
+
+    it('reports an unknown --engine as a JSON error', async () => {
+      const run = await cli(['eval', 'refund-abuse', `--dataset=${cases()}`, '--engine=nope', '--json']);
+      expect(run.code).toBe(1);
+      expect(JSON.parse(run.stdout).error).toMatch(/^The Engine connection "nope" is not configured/);
+    });
+  });
+
+  describe('status', () => {
+    it('exits 0 when the default connection is configured, showing each connection without its key', async () => {
+      const run = await cli(['status', '--json'], { LAYA_API_KEY: LAYA_KEY });
+      expect(run.code).toBe(0);
+      const status = JSON.parse(run.stdout);
+      expect(status).toMatchObject({ default: 'jev', configured: true });
+      expect(status.connections[0]).toEqual({
+        connection: 'jev',
+        default: true,
+        driver: 'jev',
+        keyPresent: true,
+        model: 'jev-1.13.0',
+        pinned: true,
+        url,
+        timeout: 10,
+        retries: 3,
+        maxLabels: null,
+        budget: null,
+        used: 0,
+        configured: true,
+        problem: null,
+      });
+      expect(status.connections[1]).toMatchObject({ connection: 'laya', keyPresent: true, pinned: false });
+      expect(run.stdout + run.stderr).not.toContain('SECRET');
+      expect(simulator.requests).toHaveLength(0);
+    });
+
+    it('exits 1 without a key, still listing every connection and what is missing, never a key', async () => {
+      const run = await cli(['status'], { TYPESAFE_API_KEY: undefined, LAYA_API_KEY: LAYA_KEY });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/jev \(default\) .* none .* jev-1\.13\.0 \(pinned\)/);
+      expect(run.stdout).toContain('has no API key');
+      expect(run.stdout).toContain('The default connection "jev" is not configured.');
+      expect(run.stdout).toMatch(/laya .* present/);
+      expect(run.stdout + run.stderr).not.toContain('SECRET');
+    });
+  });
+
+  describe('prune', () => {
+    it('deletes the records older than the retention and prints how many', async () => {
+      const dataSource = new DataSource({
+        type: 'better-sqlite3',
+        database,
+        entities: [Refund, ...judgmentEntities],
+        synchronize: true,
+      });
+      await dataSource.initialize();
+      const records = dataSource.getRepository(AssessmentRecord);
+      await records.clear();
+      const base = {
+        judgment: 'refund-abuse',
+        evidenceFingerprint: 'a'.repeat(64),
+        untrustedPaths: [],
+        questionsFingerprint: 'b'.repeat(64),
+      };
+      const saved = await records.save([records.create(base), records.create(base), records.create(base)]);
+      const old = new Date(Date.now() - 40 * 86_400_000);
+      await records.update([saved[0].id, saved[1].id], { createdAt: old });
+      await dataSource.destroy();
+
+      const run = await cli(['prune']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe('Pruned 2 records created more than 30 days ago.\n');
+    });
+  });
+});

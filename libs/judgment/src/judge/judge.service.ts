@@ -6,7 +6,7 @@ import { prepareEvidence } from '../definition/evidence';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import type { Engine, EngineRequest, EngineResponse } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
-import { AssessmentNotRecorded, EngineFailed, MalformedEngineResponse, UnassessedNotRecorded } from '../errors';
+import { AssessmentNotRecorded, EngineFailed, UnassessedNotRecorded } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
@@ -73,7 +73,7 @@ export class Judge {
     let assessment: Assessment<J>;
     try {
       response = await attempt.engine.answer(attempt.request);
-      assessment = this.read(judgment, attempt, response);
+      assessment = readAnswers(judgment, attempt.questions, response as EngineResponse);
     } catch (error) {
       if (isProgrammingError(error)) throw error;
       // Provenance is kept only when the Engine returned a response that the Judge itself rejected.
@@ -154,23 +154,6 @@ export class Judge {
       connection: attempt.connection,
       model: attempt.engine.model(),
     });
-  }
-
-  /**
-   * Reads what the Engine returned into an Assessment: it must be an `{ answers, provenance }` response answering
-   * exactly the asked keys (MalformedEngineResponse otherwise); Likelihood Sets are regrouped under their keys.
-   */
-  private read<J extends Judgment>(judgment: J, attempt: Attempt, returned: unknown): Assessment<J> {
-    const answers = (returned as Partial<EngineResponse> | null | undefined)?.answers;
-    const provenance = provenanceOf(returned);
-    if (answers === null || typeof answers !== 'object' || Array.isArray(answers) || provenance === null) {
-      throw new MalformedEngineResponse(
-        `The Engine of connection "${attempt.connection}" returned no { answers, provenance } response for ` +
-          `${attempt.name}: its answer() must resolve to { answers: { key: answer }, provenance: new Provenance(...) }.`,
-        { requestId: provenance?.requestId ?? null },
-      );
-    }
-    return readAnswers(judgment, attempt.questions, returned as EngineResponse);
   }
 
   private async fromCache<J extends Judgment>(judgment: J, attempt: Attempt, hit: CachedAssessment) {

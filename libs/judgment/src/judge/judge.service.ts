@@ -2,8 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Assessment } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
 import { Unassessed } from '../assessment/unassessed';
-import { prepareEvidence } from '../definition/evidence';
-import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
+import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
 import type { Engine, EngineRequest, EngineResponse } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
 import { AssessmentNotRecorded, EngineFailed, UnassessedNotRecorded } from '../errors';
@@ -13,18 +12,16 @@ import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
 import type { JudgmentModuleOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
-import { type AttemptContext, AssessmentRecorder } from '../persistence/assessment.recorder';
-import { type QuestionMap, expandQuestions, readQuestions } from '../questions/question';
-import { questionsFingerprint } from '../questions/questions-fingerprint';
+import { AssessmentRecorder } from '../persistence/assessment.recorder';
 import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
 import { isProgrammingError, readAnswers } from './ask';
+import { type DescribedAttempt, describeAttempt } from './attempt';
 import { Decider, type LinkState } from './decider.service';
 import type { AssessResult, DispatchOptions } from './judge.types';
 import { JudgmentDispatcher } from './judgment.dispatcher';
 
 /** Everything prepared before the Engine is asked. */
-interface Attempt extends AttemptContext {
-  readonly questions: QuestionMap;
+interface Attempt extends DescribedAttempt {
   /** What the Engine is asked: the expanded Questions and the Evidence as the Judgment returned it. */
   readonly request: EngineRequest;
   readonly connection: string;
@@ -121,26 +118,15 @@ export class Judge {
   }
 
   private prepare(judgment: Judgment): Attempt {
-    const name = judgmentName(judgment);
+    const described = describeAttempt(judgment);
     const metadata = judgmentMetadata(judgment.constructor);
-    const questions = readQuestions(name, judgment.questions());
-    const evidenceMap = judgment.evidence();
-    const evidence = prepareEvidence(evidenceMap);
-    const request: EngineRequest = { questions: expandQuestions(name, questions), evidence: evidenceMap };
     const connection = judgment.engine?.() ?? metadata.engine ?? this.engines.defaultConnectionName();
-    const engine = this.engines.connection(connection);
-    const cacheFor = judgment.cacheFor?.() ?? metadata.cacheFor;
     return {
-      name,
-      judgment,
-      questions,
-      request,
-      evidence,
-      questionsFingerprint: questionsFingerprint(questions),
-      language: judgment.language?.() ?? null,
+      ...described,
+      request: { questions: described.expanded, evidence: described.evidenceMap },
       connection,
-      engine,
-      cacheFor: cacheFor ?? null,
+      engine: this.engines.connection(connection),
+      cacheFor: judgment.cacheFor?.() ?? metadata.cacheFor ?? null,
     };
   }
 

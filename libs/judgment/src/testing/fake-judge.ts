@@ -4,13 +4,13 @@ import type { Assessment } from '../assessment/assessment';
 import { type AssessmentLink, linkAssessment, linkOf } from '../assessment/links';
 import { Unassessed } from '../assessment/unassessed';
 import { type Outcome, decisionMetadata } from '../definition/decision.decorator';
-import { prepareEvidence } from '../definition/evidence';
 import { type Judgment, type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
 import { JudgmentRegistry } from '../definition/judgment.registry';
 import { EngineManager } from '../engines/engine.manager';
 import { AssessmentNotRecorded, EngineFailed, UnscriptedJudgment } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
+import { describeAttempt } from '../judge/attempt';
 import { Decider, type LinkState } from '../judge/decider.service';
 import type { AssessResult, DispatchOptions } from '../judge/judge.types';
 import { JudgmentDispatcher } from '../judge/judgment.dispatcher';
@@ -19,8 +19,6 @@ import type { JudgmentModuleOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { type AttemptContext, AssessmentRecorder } from '../persistence/assessment.recorder';
-import { expandQuestions, readQuestions } from '../questions/question';
-import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { JudgmentAssertionError } from './judgment-assertion.error';
 import { preventEngineCalls } from './prevented-engine';
 import { type JudgmentScripts, type Script, runScript } from './scripts';
@@ -110,7 +108,7 @@ export class FakeJudge implements OnModuleInit {
   async assess<J extends Judgment>(judgment: J): Promise<AssessResult<J>> {
     const { events } = this.collaborators();
     this.assessedJudgments.push(judgment);
-    const attempt = prepareAttempt(judgment);
+    const attempt = describeAttempt(judgment);
     const script = this.scripts.get(attempt.name);
     if (script === undefined) {
       const scripted = [...this.scripts.keys()].join(', ') || 'none';
@@ -305,20 +303,6 @@ export class FakeJudge implements OnModuleInit {
 /** A fake Judge answering from `scripts` (keyed by Judgment name), for `overrideProvider(Judge).useValue(...)`. */
 export function fakeJudge(scripts: JudgmentScripts = {}): FakeJudge {
   return new FakeJudge(scripts);
-}
-
-/** What the Judge knows of a Judgment before asking: the columns its record shares with the real Judge's. */
-function prepareAttempt(judgment: Judgment): AttemptContext {
-  const name = judgmentName(judgment);
-  const questions = readQuestions(name, judgment.questions());
-  expandQuestions(name, questions);
-  return {
-    name,
-    judgment,
-    evidence: prepareEvidence(judgment.evidence()),
-    questionsFingerprint: questionsFingerprint(questions),
-    language: judgment.language?.() ?? null,
-  };
 }
 
 /** A record's stored Outcome as its Decision's value (an int-backed enum comes back as a number), else the string. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import type { Judgment } from '../definition/judgment.decorator';
 import { JudgmentJobs } from '../queue/judgment.jobs';
 import { QUEUED_DISPATCH } from '../queue/queue.constants';
@@ -20,6 +21,7 @@ export interface DispatchStrategy {
 export class JudgmentDispatcher {
   constructor(
     private readonly jobs: JudgmentJobs,
+    private readonly moduleRef: ModuleRef,
     @Optional() @Inject(QUEUED_DISPATCH) private readonly queued?: DispatchStrategy,
   ) {}
 
@@ -29,7 +31,9 @@ export class JudgmentDispatcher {
 
   private async inline(judgment: Judgment): Promise<string> {
     const copy = await this.jobs.judgment(this.jobs.payload(judgment));
-    const step = await this.jobs.assess(copy);
+    // judge.service.ts imports this file: requiring it here lets either be loaded first (no initialisation cycle).
+    const { Judge } = require('./judge.service') as typeof import('./judge.service');
+    const step = await this.jobs.assess(this.moduleRef.get(Judge, { strict: false }), copy);
     if (step.kind === 'recorded') await this.jobs.decide(step.record, copy);
     return `inline-${randomUUID()}`;
   }

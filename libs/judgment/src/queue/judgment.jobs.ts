@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import type { Assessment } from '../assessment/assessment';
+import { Unassessed } from '../assessment/unassessed';
+import type { Outcome } from '../definition/decision.decorator';
+import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
+import { JudgmentRegistry } from '../definition/judgment.registry';
+import { recordOf } from '../judge/decider.service';
+import type { Judge } from '../judge/judge.service';
+import type { AssessmentRecord } from '../persistence/assessment-record.entity';
+import { AssessmentRecords } from '../persistence/assessment-records.service';
+import { AssessmentRecorder } from '../persistence/assessment.recorder';
+import { UnrebuildableAssessment } from '../errors';
+import { type JudgmentPayload, decodeJudgment, encodeJudgment } from './judgment.payload';
+
+/** How an assess job ended; it is also the job's return value. */
+export type AssessStep =
+  /** The Engine failed (throwOnFailure false): never decided. */
+  | { readonly kind: 'unassessed'; readonly record: number | null }
+  /** Assessed; the Judgment has no default Decision, so nothing is decided. */
+  | { readonly kind: 'assessed'; readonly record: number | null }
+  /** Assessed but not recorded (persistence off, or a best-effort write failed): decided inside the assess job. */
+  | { readonly kind: 'decided'; readonly record: null; readonly outcome: Outcome }
+  /** Assessed and recorded: the decide job decides from the record. */
+  | { readonly kind: 'recorded'; readonly record: number };
+
+/**
+ * The work of the two jobs, shared by the inline dispatcher and the BullMQ processors: (de)serialise a Judgment,
+ * assess it through the app's Judge (the fake one in tests), decide a recorded Assessment from its record. It takes
+ * the Judge from its caller rather than importing the class: the Judge's module imports the dispatcher, which uses this.
+ */
+@Injectable()
+export class JudgmentJobs {
+  constructor(
+    private readonly registry: JudgmentRegistry,
+    private readonly recorder: AssessmentRecorder,
+    private readonly records: AssessmentRecords,
+  ) {}
+
+  /** The job payload of a Judgment; throws UnqueueableJudgment naming what cannot be queued. */
+  payload(judgment: Judgment): JudgmentPayload {
+    return encodeJudgment(judgment, this.registry, this.dataSource());
+  }
+
+  /** The Judgment of a payload, rebuilt without its constructor; throws SubjectNotFound for a deleted entity. */
+  judgment(payload: JudgmentPayload): Promise<Judgment> {
+    return decodeJudgment(payload, this.registry, this.dataSource());
+  }
+
+  /**
+   * Assesses through `judge`, the app's Judge. An Engine failure throws (throwOnFailure true, after the attempt was recorded)
+   * or ends `unassessed`. A recorded Assessment is left for the decide job; an unrecorded one is decided here.
+   */
+  async assess(judge: Pick<Judge, 'assess'>, judgment: Judgment): Promise<AssessStep> {
+    const result: Assessment<Judgment> | Unassessed<Judgment, AssessmentRecord> = await judge.assess(judgment);
+    if (result instanceof Unassessed) return { kind: 'unassessed', record: result.record?.id ?? null };
+    const record = recordOf(result);
+    if (!judgmentMetadata(judgment.constructor).decision) return { kind: 'assessed', record: record?.id ?? null };
+    if (record) return { kind: 'recorded', record: record.id };
+    return { kind: 'decided', record: null, outcome: await result.outcome() };
+  }
+
+  /**
+   * Decides record `id` from the record with the Judgment's default Decision (never asking the Engine): records the
+   * Outcome, fires the events, may start Review. UnrebuildableAssessment when the record no longer fits the Judgment.
+   */
+  async decide(id: number, judgment: Judgment): Promise<Outcome> {
+    const record = await this.records.find(id);
+    if (!record) {
+      throw new UnrebuildableAssessment(
+        `Record #${id} of ${judgmentName(judgment)} no longer exists (pruned or deleted before its decide job ran).`,
+      );
+    }
+    return this.records.outcome(record, judgment);
+  }
+
+  private dataSource(): DataSource | null {
+    return this.recorder.dataSource();
+  }
+}

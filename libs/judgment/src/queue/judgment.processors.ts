@@ -1,0 +1,118 @@
+import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { WorkerHost } from '@nestjs/bullmq';
+import type { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
+import { type Job, type Queue, UnrecoverableError } from 'bullmq';
+import type { Outcome } from '../definition/decision.decorator';
+import { SubjectNotFound, UnrebuildableAssessment } from '../errors';
+import type { Judge } from '../judge/judge.service';
+import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
+import type { AssessStep, JudgmentJobs } from './judgment.jobs';
+import type { ResolvedQueueOptions } from './queue.options';
+import {
+  type AssessCheckpoint,
+  type AssessJobData,
+  type DecideJobData,
+  KEEP_JOBS,
+  decideJobId,
+} from './queue.jobs-data';
+
+/**
+ * What both processors share: the worker starts only once the app's event listeners are subscribed (so no event of
+ * a job waiting at startup is lost), its errors (a lost connection, a lock it could not renew) are logged instead of
+ * crashing the process, and it closes in onModuleDestroy, so running jobs finish, and chain their decide job, before
+ * the queues close in onApplicationShutdown.
+ */
+abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
+  constructor(
+    protected readonly options: ResolvedQueueOptions,
+    protected readonly jobs: JudgmentJobs,
+    private readonly logger: JudgmentLogger,
+    private readonly readiness: EventEmitterReadinessWatcher | null,
+  ) {
+    super();
+  }
+
+  onApplicationBootstrap(): void {
+    const report = (error: Error) =>
+      this.logger.warn('Judgment queue worker error.', { queue: this.worker.name, exception: describeError(error) });
+    this.worker.on('error', report);
+    const start = () => {
+      if (!this.worker.closing) this.worker.run().catch(report);
+    };
+    if (this.readiness) void this.readiness.waitUntilReady().then(start, report);
+    else start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.worker.close();
+  }
+}
+
+/**
+ * Assesses a queued Judgment through the app's Judge (the injected one, so a test's override too). A recorded
+ * Assessment of a Judgment with a default Decision is checkpointed in the job's progress and chained to a decide job
+ * with a derived id: a retried or stalled job resumes at the checkpoint (no second Engine round), and cannot chain
+ * twice.
+ */
+export class AssessProcessor extends JudgmentWorkerHost {
+  constructor(
+    options: ResolvedQueueOptions,
+    jobs: JudgmentJobs,
+    logger: JudgmentLogger,
+    readiness: EventEmitterReadinessWatcher | null,
+    private readonly decideQueue: Queue,
+    private readonly judge: Judge,
+  ) {
+    super(options, jobs, logger, readiness);
+  }
+
+  async process(job: Job<AssessJobData>): Promise<AssessStep> {
+    const checkpoint = job.progress as Partial<AssessCheckpoint> | number;
+    if (typeof checkpoint === 'object' && typeof checkpoint.record === 'number') {
+      await this.chainDecide(job, checkpoint.record);
+      return { kind: 'recorded', record: checkpoint.record };
+    }
+    const judgment = await failAtOnceOn(SubjectNotFound, () => this.jobs.judgment(job.data.judgment));
+    const step = await this.jobs.assess(this.judge, judgment);
+    if (step.kind === 'recorded') {
+      await job.updateProgress({ record: step.record } satisfies AssessCheckpoint);
+      await this.chainDecide(job, step.record);
+    }
+    return step;
+  }
+
+  private async chainDecide(job: Job<AssessJobData>, record: number): Promise<void> {
+    const data: DecideJobData = { record, judgment: job.data.judgment };
+    await this.decideQueue.add(job.name, data, {
+      jobId: decideJobId(job.id as string),
+      attempts: this.options.decideAttempts,
+      backoff: this.options.backoff,
+      priority: job.opts.priority,
+      ...KEEP_JOBS,
+    });
+  }
+}
+
+/**
+ * Decides a recorded Assessment from its record with the Judgment's default Decision; never asks the Engine. An
+ * UnrebuildableAssessment (or a deleted Subject) fails the job at once: retrying cannot help.
+ */
+export class DecideProcessor extends JudgmentWorkerHost {
+  async process(job: Job<DecideJobData>): Promise<{ record: number; outcome: Outcome }> {
+    const judgment = await failAtOnceOn(SubjectNotFound, () => this.jobs.judgment(job.data.judgment));
+    const outcome = await failAtOnceOn(UnrebuildableAssessment, () => this.jobs.decide(job.data.record, judgment));
+    return { record: job.data.record, outcome };
+  }
+}
+
+/** Runs `work`; an error of `type` becomes BullMQ's UnrecoverableError (no retries), keeping its name and message. */
+async function failAtOnceOn<T>(type: new (...args: any[]) => Error, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof type)) throw error;
+    const failure = new UnrecoverableError(`${error.name}: ${error.message}`);
+    Object.defineProperty(failure, 'cause', { value: error });
+    throw failure;
+  }
+}

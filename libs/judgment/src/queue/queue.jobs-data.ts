@@ -1,0 +1,33 @@
+import type { JudgmentPayload } from './judgment.payload';
+
+/** Data of an assess job. */
+export interface AssessJobData {
+  readonly judgment: JudgmentPayload;
+}
+
+/** Data of a decide job: the record to decide (by id) and the Judgment it was assessed for. */
+export interface DecideJobData {
+  readonly record: number;
+  readonly judgment: JudgmentPayload;
+}
+
+/** What the assess job stores in its progress once the Judge recorded the Assessment, so a retry resumes there. */
+export interface AssessCheckpoint {
+  readonly record: number;
+}
+
+/** How long finished jobs are kept: completed ones make re-added ids duplicates (idempotency), failed ones are evidence. */
+export const KEEP_JOBS = {
+  removeOnComplete: { age: 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+} as const;
+
+/** The id of a new assess job. Ids never contain `:` and are never all digits (BullMQ rules for custom ids). */
+export function assessJobId(dispatchId: string): string {
+  return `assess-${dispatchId}`;
+}
+
+/** The decide job's id, derived from its assess job's, so a retried assess job cannot chain a second decide job. */
+export function decideJobId(assessId: string): string {
+  return `decide-${assessId.replace(/^assess-/, '')}`;
+}

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import type { OnApplicationShutdown } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import type { Judgment } from '../definition/judgment.decorator';
+import type { DispatchStrategy } from '../judge/judgment.dispatcher';
+import type { DispatchOptions } from '../judge/judge.types';
+import type { JudgmentJobs } from './judgment.jobs';
+import type { ResolvedQueueOptions } from './queue.options';
+import { type AssessJobData, KEEP_JOBS, assessJobId } from './queue.jobs-data';
+
+/**
+ * Dispatches on BullMQ: one assess job per Judgment (named after the Judgment), with the configured attempts and
+ * backoff. `options.queue` sends it to another assess queue on the same connection, for the workers an app runs there.
+ */
+export class QueuedDispatch implements DispatchStrategy, OnApplicationShutdown {
+  private readonly otherQueues = new Map<string, Queue>();
+
+  constructor(
+    private readonly options: ResolvedQueueOptions,
+    private readonly assessQueue: Queue,
+    private readonly jobs: JudgmentJobs,
+  ) {}
+
+  async dispatch(judgment: Judgment, options: DispatchOptions): Promise<string> {
+    const data: AssessJobData = { judgment: this.jobs.payload(judgment) };
+    const job = await this.queueNamed(options.queue).add(data.judgment.judgment, data, {
+      jobId: assessJobId(randomUUID()),
+      attempts: this.options.attempts,
+      backoff: this.options.backoff,
+      delay: options.delay,
+      priority: options.priority,
+      ...KEEP_JOBS,
+    });
+    return job.id as string;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.otherQueues.values()].map((queue) => queue.close()));
+  }
+
+  private queueNamed(name: string | undefined): Queue {
+    if (name === undefined || name === this.assessQueue.name) return this.assessQueue;
+    let queue = this.otherQueues.get(name);
+    if (!queue) {
+      const { connection, prefix } = this.assessQueue.opts;
+      queue = new Queue(name, { connection, prefix });
+      this.otherQueues.set(name, queue);
+    }
+    return queue;
+  }
+}

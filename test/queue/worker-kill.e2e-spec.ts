@@ -1,0 +1,159 @@
+// Nothing lost when a worker process dies: 1,000 queued Judgments, the worker SIGKILLed mid-run, a second worker
+// takes over (BullMQ's stalled-job recovery). Every Judgment ends with exactly one decided record.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import type { INestApplicationContext } from '@nestjs/common';
+import type { Job, Queue } from 'bullmq';
+import type { DataSource } from 'typeorm';
+import { JevSimulator } from '../../apps/jev-simulator/src';
+import { Judge } from 'nestjs-judgment';
+import {
+  API_KEY,
+  Customer,
+  RefundCheck,
+  freshDatabase,
+  inspectQueue,
+  openDatabase,
+  startQueueApp,
+  uniquePrefix,
+  waitFor,
+} from './queue.fixtures';
+
+const DATABASE = 'judgment_queue_kill';
+const JUDGMENTS = 1000;
+const KILL_AFTER = 300;
+const CONCURRENCY = 16;
+
+let sim: JevSimulator;
+let db: DataSource;
+let producer: INestApplicationContext | undefined;
+const queues: Queue[] = [];
+const workers: ChildProcess[] = [];
+
+beforeAll(async () => {
+  await freshDatabase(DATABASE);
+  db = await openDatabase(DATABASE);
+  sim = new JevSimulator({ apiKey: API_KEY, latencyMs: 20, logRequests: false });
+  await sim.start();
+});
+
+afterAll(async () => {
+  for (const worker of workers) {
+    if (worker.exitCode === null && worker.signalCode === null) {
+      worker.kill('SIGTERM');
+      await once(worker, 'exit');
+    }
+  }
+  await producer?.close();
+  for (const queue of queues) await queue.close();
+  await db?.destroy();
+  await sim?.stop();
+});
+
+/** Spawns a worker process on the suite's prefix and database; resolves once it prints `ready`. */
+async function spawnWorker(prefix: string): Promise<ChildProcess> {
+  const worker = spawn(process.execPath, ['-r', './scripts/register.js', 'test/queue/worker.fixture.ts'], {
+    cwd: `${__dirname}/../..`,
+    env: {
+      ...process.env,
+      JQ_DATABASE: DATABASE,
+      JQ_PREFIX: prefix,
+      JQ_SIMULATOR_URL: sim.url!,
+      JQ_CONCURRENCY: String(CONCURRENCY),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  workers.push(worker);
+  await new Promise<void>((resolve, reject) => {
+    worker.once('exit', (code) => reject(new Error(`The worker process exited (${code}) before it was ready.`)));
+    worker.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) resolve();
+    });
+  });
+  return worker;
+}
+
+const startedMoreThanOnce = (jobs: Job[]) => jobs.filter((job) => job.attemptsStarted > 1).length;
+
+it('a worker process killed mid-run loses nothing: every Judgment ends with exactly one decided record', async () => {
+  const prefix = uniquePrefix();
+  producer = await startQueueApp({ database: DATABASE, prefix, simulatorUrl: sim.url!, queue: { runWorkers: false } });
+  const assess = inspectQueue('judgment-assess', prefix);
+  const decide = inspectQueue('judgment-decide', prefix);
+  queues.push(assess, decide);
+  const first = await spawnWorker(prefix);
+
+  const customers = await db
+    .getRepository(Customer)
+    .save(Array.from({ length: JUDGMENTS }, (_, n) => Object.assign(new Customer(), { name: `Customer ${n}` })));
+  const judge = producer.get(Judge);
+  for (let from = 0; from < JUDGMENTS; from += 100) {
+    await Promise.all(
+      customers.slice(from, from + 100).map((customer, n) => {
+        const marker = (from + n) % 2 ? '[[abusive=0.9]]' : '[[abusive=0.1]]';
+        return judge.dispatch(new RefundCheck(customer, `Case ${from + n}: refund please. ${marker}`));
+      }),
+    );
+  }
+
+  await waitFor(
+    'the first worker to finish some jobs',
+    async () => (await assess.getCompletedCount()) >= KILL_AFTER,
+    60_000,
+  );
+  const activeAtKill = await assess.getActiveCount();
+  first.kill('SIGKILL');
+  await once(first, 'exit');
+  const assessedAtKill = await assess.getCompletedCount();
+
+  await spawnWorker(prefix);
+  await waitFor(
+    'every decide job to complete',
+    async () => (await decide.getCompletedCount()) === JUDGMENTS,
+    60_000,
+  ).catch(async (error: Error) => {
+    const states = ['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed', 'waiting-children'] as const;
+    const where = { assess: await assess.getJobCounts(...states), decide: await decide.getJobCounts(...states) };
+    const failed = [...(await assess.getFailed(0, 2)), ...(await decide.getFailed(0, 2))].map(
+      (job) => job.failedReason,
+    );
+    throw new Error(`${error.message} Jobs: ${JSON.stringify(where)}; failed: ${JSON.stringify(failed)}`);
+  });
+
+  const [{ decided, answered, subjects }] = await db.query(
+    `SELECT count(*) FILTER (WHERE outcome IS NOT NULL)::int AS decided,
+            count(*) FILTER (WHERE failure_type IS NULL)::int AS answered,
+            count(DISTINCT subject_id) FILTER (WHERE outcome IS NOT NULL)::int AS subjects
+       FROM judgment_assessments`,
+  );
+  const [{ twice }] = await db.query(
+    `SELECT count(*)::int AS twice FROM (SELECT subject_id FROM judgment_assessments WHERE outcome IS NOT NULL
+       GROUP BY subject_id HAVING count(*) > 1) AS d`,
+  );
+  const assessJobs = await assess.getJobs(['completed'], 0, -1);
+  const decideJobs = await decide.getJobs(['completed'], 0, -1);
+  const counts = {
+    judgments: JUDGMENTS,
+    assessedAtKill,
+    activeAtKill,
+    engineRequests: sim.requestCount,
+    answeredRecords: answered,
+    decidedRecords: decided,
+    assessJobsRestarted: startedMoreThanOnce(assessJobs),
+    decideJobsRestarted: startedMoreThanOnce(decideJobs),
+    failedJobs: (await assess.getFailedCount()) + (await decide.getFailedCount()),
+  };
+  console.log(`worker kill run: ${JSON.stringify(counts)}`);
+
+  expect(decided).toBe(JUDGMENTS);
+  expect(subjects).toBe(JUDGMENTS);
+  expect(twice).toBe(0);
+  expect(assessJobs).toHaveLength(JUDGMENTS);
+  expect(counts.failedJobs).toBe(0);
+  // The kill hit running jobs: they were taken over by the second worker (stalled-job recovery).
+  expect(counts.assessJobsRestarted + counts.decideJobsRestarted).toBeGreaterThan(0);
+  // A job killed after its Engine round re-asks (a paid round) and may leave one undecided answered record; at most
+  // the jobs that were running when the worker died.
+  expect(counts.engineRequests - JUDGMENTS).toBeLessThanOrEqual(CONCURRENCY);
+  expect(answered - JUDGMENTS).toBeLessThanOrEqual(CONCURRENCY);
+}, 90_000);

@@ -19,8 +19,11 @@ export const {
   ASYNC_OPTIONS_TYPE: JUDGMENT_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<JudgmentModuleOptions>({ moduleName: 'Judgment' })
   .setClassMethodName('forRoot')
-  .setExtras<JudgmentModuleExtras>({ isGlobal: false, queue: undefined, dataSource: undefined }, (definition, extras) => ({
-    ...definition,
-    global: extras.isGlobal,
-  }))
+  .setExtras<JudgmentModuleExtras>(
+    { isGlobal: false, queue: undefined, dataSource: undefined },
+    (definition, extras) => ({
+      ...definition,
+      global: extras.isGlobal,
+    }),
+  )
   .build();

@@ -64,4 +64,5 @@ export class ReviewResolved<O extends Outcome = Outcome> {
   ) {}
 }
 
-export type JudgmentEvent = AssessmentCompleted | AssessmentFailed | AssessmentDecided | ReviewRequested | ReviewResolved;
+export type JudgmentEvent =
+  AssessmentCompleted | AssessmentFailed | AssessmentDecided | ReviewRequested | ReviewResolved;

@@ -74,12 +74,14 @@ afterAll(async () => {
 });
 
 /** A RefundAbuse record the default Decision sent to Review (Escalate). */
-async function inReview(): Promise<AssessmentRecord> {
-  const { record } = await assessRefund(context, 'Refund me, it broke. [[abusive=0.5]]');
-  await context.records.outcome(record);
+async function inReviewOn(app: ReviewApp): Promise<AssessmentRecord> {
+  const { record } = await assessRefund(app, 'Refund me, it broke. [[abusive=0.5]]');
+  await app.records.outcome(record);
   expect(record.isAwaitingReview()).toBe(true);
   return record;
 }
+
+const inReview = () => inReviewOn(context);
 
 async function refusal(promise: Promise<unknown>): Promise<Error> {
   return promise.then(
@@ -120,6 +122,22 @@ describe('Resolving a Review', () => {
     expect(error.message).toMatch(`refused reviewer staff #13 resolving record #${undecided.id}`);
     expect(directory.asked.at(-1)).toBe(OUTSIDER);
     await expect(context.records.resolve(undecided, 'no-such-outcome', STAFF)).rejects.toThrow(InvalidResolution);
+  });
+
+  it("the app's own provider of the ResolutionPolicy class is used, fully constructed", async () => {
+    const own = await startApp(DATABASE, url, {
+      options: { resolutionPolicy: DirectoryPolicy },
+      imports: [ReviewerDirectoryModule],
+      providers: [DirectoryPolicy],
+    });
+    try {
+      const record = await inReviewOn(own);
+      const resolved = await own.records.resolve(record, RefundOutcome.Approve, STAFF);
+      expect(resolved.resolution).toBe(RefundOutcome.Approve);
+      expect(own.app.get(ReviewerDirectory).asked.at(-1)).toBe(STAFF);
+    } finally {
+      await own.app.close();
+    }
   });
 
   it('a refused resolution changes nothing and fires nothing', async () => {

@@ -65,7 +65,7 @@ export { AssessmentRecord } from './persistence/assessment-record.entity';
 export { judgmentEntities, judgmentMigrations } from './persistence';
 export type { Reviewer } from './persistence/reviewer';
 export { AssessmentRecords, type RecordFilter } from './persistence/assessment-records.service';
-export { RESOLUTION_POLICY, type ResolutionPolicy } from './review/resolution-policy';
+export { type ResolutionPolicy } from './review/resolution-policy';
 export {
   JUDGMENT_ASSESS_QUEUE,
   JUDGMENT_DECIDE_QUEUE,

@@ -23,7 +23,7 @@ import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
 import { AssessmentRecorder } from './persistence/assessment.recorder';
 import { AssessmentRecords } from './persistence/assessment-records.service';
-import { RESOLUTION_POLICY, resolutionPolicyProvider } from './review/resolution-policy';
+import { ResolutionPolicyHost } from './review/resolution-policy';
 import { JudgmentStartupCheck } from './judgment.startup';
 import { JudgmentJobs } from './queue/judgment.jobs';
 import { resolveQueueOptions } from './queue/queue.options';
@@ -54,7 +54,7 @@ const JUDGE_BINDING: Provider = {
 const SERVICES: Provider[] = [
   AssessmentRecorder,
   AssessmentRecords,
-  resolutionPolicyProvider,
+  ResolutionPolicyHost,
   AssessmentCache,
   Calibration,
   Decider,
@@ -86,7 +86,6 @@ const EXPORTS = [
   AssessmentRecords,
   Calibration,
   Decider,
-  RESOLUTION_POLICY,
   JUDGMENT_MODULE_OPTIONS,
 ];
 

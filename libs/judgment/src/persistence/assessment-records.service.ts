@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { type FindOptionsWhere, IsNull, LessThan, Not } from 'typeorm';
 import type { EntityMetadata } from 'typeorm';
 import { Assessment, type EncodedAnswers } from '../assessment/assessment';
@@ -12,7 +12,7 @@ import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { Decider } from '../judge/decider.service';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { readQuestions } from '../questions/question';
-import { RESOLUTION_POLICY, type ResolutionPolicy } from '../review/resolution-policy';
+import { ResolutionPolicyHost } from '../review/resolution-policy';
 import { AssessmentRecord } from './assessment-record.entity';
 import { AssessmentRecorder } from './assessment.recorder';
 import { type EntityReference, entityReference, isEntity } from './entity-reference';
@@ -43,7 +43,7 @@ export class AssessmentRecords {
     private readonly decider: Decider,
     private readonly registry: JudgmentRegistry,
     private readonly events: JudgmentEventsPublisher,
-    @Inject(RESOLUTION_POLICY) private readonly policy: ResolutionPolicy | null,
+    private readonly policies: ResolutionPolicyHost,
   ) {}
 
   /**
@@ -209,13 +209,14 @@ export class AssessmentRecords {
   }
 
   private async authorize(record: AssessmentRecord, reviewer: Reviewer): Promise<void> {
-    if (!this.policy) {
+    const policy = this.policies.policy;
+    if (!policy) {
       throw new ResolutionForbidden(
         `Nobody may resolve record #${record.id}: no ResolutionPolicy is configured. Implement ResolutionPolicy ` +
           'and pass it as JudgmentModule.forRoot({ resolutionPolicy: YourPolicy }).',
       );
     }
-    if ((await this.policy.canResolve(reviewer, record)) !== true) {
+    if ((await policy.canResolve(reviewer, record)) !== true) {
       throw new ResolutionForbidden(
         `The ResolutionPolicy refused ${describeReviewer(this.reference(reviewer))} resolving record #${record.id}.`,
       );

@@ -1,4 +1,4 @@
-import type { Provider, Type } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
 import type { JudgmentModuleOptions } from '../judgment.options';
@@ -14,19 +14,23 @@ export interface ResolutionPolicy {
   canResolve(reviewer: Reviewer, record: AssessmentRecord): boolean | Promise<boolean>;
 }
 
-/** Injection token of the app's ResolutionPolicy instance (null when none is configured). */
-export const RESOLUTION_POLICY = Symbol('RESOLUTION_POLICY');
-
 /**
- * Provides RESOLUTION_POLICY from the module option `resolutionPolicy`: the app's own provider of that class when it
- * registered one, else an instance Nest creates with its dependencies injected; null when no policy is configured.
+ * Holds the app's ResolutionPolicy, named by the module option `resolutionPolicy`: the app's own provider of that
+ * class when it registered one, else an instance Nest creates with its dependencies injected; null when none is
+ * configured. Resolved in onModuleInit, once every provider of the app is constructed.
  */
-export const resolutionPolicyProvider: Provider = {
-  provide: RESOLUTION_POLICY,
-  inject: [JUDGMENT_MODULE_OPTIONS, ModuleRef],
-  useFactory: async (options: JudgmentModuleOptions, moduleRef: ModuleRef): Promise<ResolutionPolicy | null> => {
-    const cls = options.resolutionPolicy as Type<ResolutionPolicy> | undefined;
-    if (!cls) return null;
+@Injectable()
+export class ResolutionPolicyHost implements OnModuleInit {
+  private resolved: ResolutionPolicy | null = null;
+
+  constructor(
+    @Inject(JUDGMENT_MODULE_OPTIONS) private readonly options: JudgmentModuleOptions,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const cls = this.options.resolutionPolicy as Type<ResolutionPolicy> | undefined;
+    if (!cls) return;
     if (typeof cls !== 'function' || typeof cls.prototype?.canResolve !== 'function') {
       throw new TypeError(
         'JudgmentModule option resolutionPolicy must be a class implementing ResolutionPolicy ' +
@@ -34,9 +38,14 @@ export const resolutionPolicyProvider: Provider = {
       );
     }
     try {
-      return moduleRef.get(cls, { strict: false });
+      this.resolved = this.moduleRef.get(cls, { strict: false });
     } catch {
-      return moduleRef.create(cls);
+      this.resolved = await this.moduleRef.create(cls);
     }
-  },
-};
+  }
+
+  /** The app's policy, or null when none is configured (then every reviewer is refused). */
+  get policy(): ResolutionPolicy | null {
+    return this.resolved;
+  }
+}

@@ -1,0 +1,32 @@
+import { type Assessment, Decision } from 'nestjs-judgment';
+import { Department } from './department';
+import type { TicketRouting } from './ticket-routing.judgment';
+
+/** Where a ticket goes: one of the teams, or the triage desk (a person routes it). */
+export enum TicketOutcome {
+  Billing = 'billing',
+  Technical = 'technical',
+  Account = 'account',
+  Triage = 'triage',
+}
+
+const TEAMS: Record<Department, TicketOutcome> = {
+  [Department.Billing]: TicketOutcome.Billing,
+  [Department.Technical]: TicketOutcome.Technical,
+  [Department.Account]: TicketOutcome.Account,
+};
+
+/** Routes a ticket to the team the Engine picked, unless no team fits, the answer is split or it looks critical. */
+@Decision({ outcomes: TicketOutcome, review: [TicketOutcome.Triage], version: '1', outcomeType: 'TicketOutcome' })
+export class TicketRoutingDecision implements Decision<TicketRouting, TicketOutcome> {
+  decide(assessment: Assessment<TicketRouting>): TicketOutcome {
+    const department = assessment.classification('department');
+    const team = department.label;
+    const split = department.confidence < 0.25;
+    const critical = assessment.rating('severity').above(2.5);
+    if (team === null) return TicketOutcome.Triage;
+    if (split) return TicketOutcome.Triage;
+    if (critical) return TicketOutcome.Triage;
+    return TEAMS[team];
+  }
+}

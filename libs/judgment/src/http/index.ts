@@ -1,0 +1,13 @@
+export { JudgmentHttpModule } from './judgment-http.module';
+export { JUDGMENT_HTTP_OPTIONS } from './judgment-http.module-definition';
+export type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
+export { JudgmentHttpExceptionFilter } from './judgment-http-exception.filter';
+export {
+  errorEnvelope,
+  RequestValidationFailed,
+  type JudgmentErrorCode,
+  type JudgmentErrorEnvelope,
+} from './error-envelope';
+export { judgmentValidationPipe } from './validation';
+export type { ReviewPage } from './judgment-reviews.controller';
+export type { RecordDetail, RecordSummary, RecordState, UntrustedTextView } from './record.view';

@@ -1,0 +1,137 @@
+import type { AssessmentRecord } from '../persistence/assessment-record.entity';
+
+/** Untrusted end-user text in a record's Evidence, marked as the Engine was told to treat it. */
+export interface UntrustedTextView {
+  readonly untrusted: true;
+  readonly text: string;
+}
+
+/** Where a record stands. */
+export type RecordState = 'unassessed' | 'undecided' | 'decided' | 'awaiting_review' | 'resolved';
+
+/** A record in the Review list. */
+export interface RecordSummary {
+  readonly id: number;
+  readonly judgment: string;
+  readonly subject: { readonly type: string; readonly id: string } | null;
+  readonly state: RecordState;
+  /** The automatic Outcome. */
+  readonly outcome: string | null;
+  readonly decision: { readonly name: string; readonly version: string | null } | null;
+  readonly reviewRequestedAt: string | null;
+  readonly createdAt: string;
+}
+
+/** One record in full: what the Engine saw and answered, the automatic Outcome, the Review and the Provenance. */
+export interface RecordDetail extends RecordSummary {
+  /** The Evidence as stored, untrusted text marked `{ untrusted: true, text }`; null when evidence storage is off. */
+  readonly evidence: unknown;
+  readonly untrustedPaths: readonly string[];
+  readonly language: string | null;
+  /** The answers as recorded (Likelihood: p; Classification: label → p; Rating: p per level; Set: label → p). */
+  readonly answers: Record<string, unknown> | null;
+  readonly failure: { readonly type: string; readonly message: string | null } | null;
+  readonly outcomeType: string | null;
+  readonly review: {
+    readonly requestedAt: string;
+    readonly resolution: string | null;
+    readonly resolver: { readonly type: string; readonly id: string } | null;
+    readonly resolvedAt: string | null;
+  } | null;
+  readonly provenance: {
+    readonly engine: string;
+    readonly model: string | null;
+    readonly requestId: string | null;
+    readonly details: Record<string, unknown>;
+  } | null;
+  readonly cachedFromId: number | null;
+  readonly questionsFingerprint: string;
+  readonly evidenceFingerprint: string;
+}
+
+export function recordState(record: AssessmentRecord): RecordState {
+  if (record.isUnassessed()) return 'unassessed';
+  if (record.isResolved()) return 'resolved';
+  if (record.isAwaitingReview()) return 'awaiting_review';
+  return record.outcome === null ? 'undecided' : 'decided';
+}
+
+export function recordSummary(record: AssessmentRecord): RecordSummary {
+  return {
+    id: record.id,
+    judgment: record.judgment,
+    subject:
+      record.subjectType !== null && record.subjectId !== null
+        ? { type: record.subjectType, id: record.subjectId }
+        : null,
+    state: recordState(record),
+    outcome: record.outcome,
+    decision: record.decision === null ? null : { name: record.decision, version: record.decisionVersion },
+    reviewRequestedAt: iso(record.reviewRequestedAt),
+    createdAt: iso(record.createdAt) as string,
+  };
+}
+
+export function recordDetail(record: AssessmentRecord): RecordDetail {
+  return {
+    ...recordSummary(record),
+    evidence: record.evidence === null ? null : markUntrusted(record.evidence, new Set(record.untrustedPaths)),
+    untrustedPaths: record.untrustedPaths,
+    language: record.language,
+    answers: record.answers,
+    failure: record.failureType === null ? null : { type: record.failureType, message: record.failureMessage },
+    outcomeType: record.outcomeType,
+    review:
+      record.reviewRequestedAt === null
+        ? null
+        : {
+            requestedAt: iso(record.reviewRequestedAt) as string,
+            resolution: record.resolution,
+            resolver:
+              record.resolverType !== null && record.resolverId !== null
+                ? { type: record.resolverType, id: record.resolverId }
+                : null,
+            resolvedAt: iso(record.resolvedAt),
+          },
+    provenance:
+      record.engine === null
+        ? null
+        : {
+            engine: record.engine,
+            model: record.model,
+            requestId: record.requestId,
+            details: record.provenanceDetails ?? {},
+          },
+    cachedFromId: record.cachedFromId,
+    questionsFingerprint: record.questionsFingerprint,
+    evidenceFingerprint: record.evidenceFingerprint,
+  };
+}
+
+/**
+ * The stored Evidence with each untrusted path's text replaced by `{ untrusted: true, text }`. Paths are built as
+ * the package builds them when recording (keys joined with dots, list indexes as numbers), so they match exactly.
+ */
+export function markUntrusted(evidence: unknown, untrustedPaths: ReadonlySet<string>, path = ''): unknown {
+  if (typeof evidence === 'string' && untrustedPaths.has(path)) {
+    return { untrusted: true, text: evidence } satisfies UntrustedTextView;
+  }
+  if (Array.isArray(evidence)) {
+    return evidence.map((item, index) => markUntrusted(item, untrustedPaths, join(path, String(index))));
+  }
+  if (evidence !== null && typeof evidence === 'object') {
+    return Object.fromEntries(
+      Object.entries(evidence).map(([key, value]) => [key, markUntrusted(value, untrustedPaths, join(path, key))]),
+    );
+  }
+  return evidence;
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function iso(date: Date | string | null): string | null {
+  if (date === null) return null;
+  return (date instanceof Date ? date : new Date(date)).toISOString();
+}

@@ -1,0 +1,72 @@
+// The README's first command, `npm run demo`, as a real process on a fresh clone with no services configured, and
+// the other entry points of the demo app.
+import { freePort, freshCloneEnv, printed, run, start, stop } from './support';
+
+describe('npm run demo', () => {
+  it('seeds cases, assesses them, prints the Outcomes and the Review queue, and exits 0 with a summary', async () => {
+    const { code, stdout, stderr } = await run('npm', ['run', 'demo'], freshCloneEnv());
+    expect({ code, stderr: stderr.replace(/^npm (notice|warn).*$/gm, '').trim() }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toMatch(/Engine: +jev → Jev simulator in-process at http:\/\/127\.0\.0\.1:\d+/);
+    expect(stdout).toContain('Database: SQLite (in memory)');
+    expect(stdout).toContain('Queue:    inline');
+    expect(stdout).toMatch(/Refund #1 Wireless headphones .* approve +approved/);
+    expect(stdout).toMatch(/Refund #2 Winter jacket .* escalate +in_review/);
+    expect(stdout).toMatch(/Refund #3 Gaming laptop .* reject +rejected/);
+    expect(stdout).toMatch(/Ticket #3 Your office dog .* triage +triage/);
+    expect(stdout).toMatch(/Post #2 by promo4u .* remove +removed/);
+    const queue = stdout.slice(stdout.indexOf('Review queue'), stdout.indexOf('Summary'));
+    expect(queue.match(/^ {2}#\d+ /gm)).toHaveLength(4);
+    expect(stdout).toContain('10 cases assessed: 6 decided automatically, 4 sent to Review');
+    expect(stdout).toContain('Done.');
+  });
+
+  it('`npm run demo -- --serve` keeps the HTTP API up after the summary', async () => {
+    const port = await freePort();
+    const demo = start('npm', ['run', 'demo', '--', '--serve'], freshCloneEnv({ PORT: String(port) }));
+    try {
+      await printed(demo, `HTTP API on http://localhost:${port}`);
+      const health = await fetch(`http://127.0.0.1:${port}/health`);
+      expect(await health.json()).toEqual({ status: 'ok' });
+      const reviews = await fetch(`http://127.0.0.1:${port}/judgment/reviews`, { headers: { 'x-agent': 'alice' } });
+      expect(((await reviews.json()) as { data: unknown[] }).data).toHaveLength(3);
+    } finally {
+      await stop(demo);
+    }
+  });
+
+  it('DEMO_SERVE=1 keeps the HTTP API up too', async () => {
+    const port = await freePort();
+    const demo = start('node', ['scripts/demo.js'], freshCloneEnv({ PORT: String(port), DEMO_SERVE: '1' }));
+    try {
+      await printed(demo, `HTTP API on http://localhost:${port}`);
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    } finally {
+      await stop(demo);
+    }
+  });
+});
+
+describe('the demo app entry points', () => {
+  it('the worker refuses to start without a queue, saying which variable to set', async () => {
+    const { code, stderr, stdout } = await run(
+      'node',
+      ['-r', './scripts/register.js', 'apps/support-desk/src/worker.ts'],
+      freshCloneEnv(),
+    );
+    expect(code).toBe(1);
+    expect(stdout + stderr).toContain('The worker needs a queue: set REDIS_URL (or REDIS_HOST)');
+  });
+
+  it('the CLI (`status`) reports the jev connection pointed at the in-process simulator', async () => {
+    const { code, stdout } = await run(
+      'node',
+      ['-r', './scripts/register.js', 'apps/support-desk/src/cli.ts', 'status', '--json'],
+      freshCloneEnv({ SQLITE_PATH: ':memory:' }),
+    );
+    expect(code).toBe(0);
+    const status = JSON.parse(stdout);
+    expect(status).toMatchObject({ default: 'jev', configured: true });
+    expect(status.connections[0]).toMatchObject({ connection: 'jev', keyPresent: true, model: 'jev-1.13.0' });
+    expect(status.connections[0].url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+});

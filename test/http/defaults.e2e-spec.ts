@@ -1,0 +1,125 @@
+// JudgmentHttpModule refuses by default: without canView nobody reads, without a reviewer or a ResolutionPolicy
+// nobody resolves. SQLite in memory and the mock Engine: these rules need no services.
+import {
+  type INestApplication,
+  Injectable,
+  type MiddlewareConsumer,
+  Module,
+  type NestMiddleware,
+  type NestModule,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import {
+  type Assessment,
+  AssessmentRecords,
+  Decision,
+  Evidence,
+  Judge,
+  Judgment,
+  JudgmentHttpModule,
+  type JudgmentHttpOptions,
+  JudgmentModule,
+  judgmentEntities,
+  judgmentMigrations,
+  Likelihood,
+} from 'nestjs-judgment';
+import request from 'supertest';
+
+enum NoteOutcome {
+  Keep = 'keep',
+  Check = 'check',
+}
+
+@Decision({ outcomes: NoteOutcome, review: [NoteOutcome.Check] })
+class NoteDecision implements Decision<NoteCheck, NoteOutcome> {
+  decide(_assessment: Assessment<NoteCheck>): NoteOutcome {
+    return NoteOutcome.Check;
+  }
+}
+
+@Judgment({ name: 'note-check', decision: () => NoteDecision })
+class NoteCheck implements Judgment {
+  constructor(readonly note: string) {}
+  evidence() {
+    return { note: Evidence.untrusted(this.note) };
+  }
+  questions() {
+    return { rude: Likelihood.that('Is the note rude?') };
+  }
+}
+
+/** Sets `request.user` the way an authentication middleware would. */
+@Injectable()
+class FakeAuthentication implements NestMiddleware {
+  use(request: { user?: unknown }, _response: unknown, next: () => void) {
+    request.user = { type: 'user', id: 7 };
+    next();
+  }
+}
+
+async function startApp(http: JudgmentHttpOptions, authenticated = false): Promise<INestApplication> {
+  @Module({
+    imports: [
+      TypeOrmModule.forRoot({
+        type: 'better-sqlite3',
+        database: ':memory:',
+        entities: judgmentEntities,
+        migrations: judgmentMigrations,
+        migrationsRun: true,
+      }),
+      EventEmitterModule.forRoot(),
+      JudgmentModule.forRoot({ engine: 'mock', engines: { mock: { driver: 'mock' } }, log: false }),
+      JudgmentModule.forFeature([NoteCheck]),
+      JudgmentHttpModule.forRoot(http),
+    ],
+  })
+  class AppModule implements NestModule {
+    configure(consumer: MiddlewareConsumer) {
+      if (authenticated) consumer.apply(FakeAuthentication).forRoutes('*path');
+    }
+  }
+  const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
+  await app.init();
+  return app;
+}
+
+/** A record in Review: the mock Engine answers, NoteDecision always asks for a check. */
+async function recordInReview(app: INestApplication): Promise<number> {
+  const assessment = await app.get(Judge).assess(new NoteCheck('You again?'));
+  await assessment.outcome();
+  const [record] = await app.get(AssessmentRecords).awaitingReview({ judgment: 'note-check' });
+  return record.id;
+}
+
+const opened: INestApplication[] = [];
+afterAll(async () => {
+  for (const app of opened) await app.close();
+});
+
+async function app(http: JudgmentHttpOptions, authenticated = false) {
+  const started = await startApp(http, authenticated);
+  opened.push(started);
+  return { started, server: started.getHttpServer(), record: await recordInReview(started) };
+}
+
+it('without canView every read is forbidden', async () => {
+  const { server, record } = await app({});
+  const list = await request(server).get('/judgment/reviews').expect(403);
+  expect(list.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('canView') });
+  await request(server).get(`/judgment/records/${record}`).expect(403);
+});
+
+it('without reviewerFrom the reviewer is request.user, and a request without one is forbidden', async () => {
+  const { server, record } = await app({ canView: () => true });
+  const { body } = await request(server).post(`/judgment/records/${record}/resolve`).send({ resolution: 'keep' });
+  expect(body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('names no reviewer') });
+});
+
+it('without a ResolutionPolicy every resolve is forbidden, and the record stays in Review', async () => {
+  const { started, server, record } = await app({ canView: () => true }, true);
+  const { body } = await request(server).post(`/judgment/records/${record}/resolve`).send({ resolution: 'keep' });
+  expect(body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('no ResolutionPolicy') });
+  expect((await started.get(AssessmentRecords).find(record))!.isAwaitingReview()).toBe(true);
+});

@@ -1,0 +1,27 @@
+import { EngineManager, type JudgmentModuleOptions } from 'nestjs-judgment';
+import { KeywordEngine } from './keyword.engine';
+
+// Register the driver once, before the module starts; connections name it with `driver: 'keywords'`.
+EngineManager.extend('keywords', (config, { name }) => new KeywordEngine(name, (config.keywords as string[]) ?? []));
+
+/** The module options written out, instead of judgmentOptionsFromEnv(). */
+export const judgmentOptions: JudgmentModuleOptions = {
+  engine: 'jev', // the default connection
+  engines: {
+    jev: {
+      driver: 'jev',
+      key: process.env.TYPESAFE_API_KEY,
+      url: process.env.TYPESAFE_BASE_URL, // default https://api.typesafe.ai
+      model: 'jev-1.13.0', // pinned: the model your thresholds were calibrated against
+      timeout: 10, // seconds per attempt
+      retries: 3, // of 429 and 529 answers only
+      budget: 2_000_000, // input tokens this process may spend; then EngineBudgetExhausted, no request sent
+    },
+    laya: { driver: 'jev', url: 'http://localhost:8000', requireKey: false, model: 'english', maxLabels: 20 },
+    mock: { driver: 'mock', model: 'mock-1.0.0' },
+    keywords: { driver: 'keywords', keywords: ['refund twice', 'chargeback'] },
+  },
+  throwOnFailure: true,
+  persistence: { enabled: true, required: true, evidence: true, retentionDays: 365 },
+  log: true,
+};

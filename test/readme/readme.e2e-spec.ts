@@ -1,0 +1,409 @@
+// The README's examples are the files of this folder: the README shows each one verbatim, and this suite runs them
+// (SQLite in memory and the Jev simulator over loopback HTTP; the queue and data-source examples on PostgreSQL and
+// Redis, as they are written for).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type INestApplication,
+  type INestApplicationContext,
+  Injectable,
+  type MiddlewareConsumer,
+  Module,
+  type NestMiddleware,
+  type NestModule,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { getRepositoryToken, TypeOrmModule } from '@nestjs/typeorm';
+import {
+  AssessmentRecord,
+  Calibration,
+  EngineManager,
+  Evidence,
+  Judge,
+  Judgment,
+  JudgmentModule,
+  judgmentEntities,
+  judgmentOptionsFromEnv,
+  Likelihood,
+  ResolutionForbidden,
+} from 'nestjs-judgment';
+import request from 'supertest';
+import { DataSource, type Repository } from 'typeorm';
+import * as ts from 'typescript';
+import { JevSimulator } from '../../apps/jev-simulator/src';
+import { freshCloneEnv, run } from '../demo/support';
+import { clearPrefix, recreateDatabase, waitFor } from '../http/support';
+import { Refund } from './refund.entity';
+
+const ROOT = join(__dirname, '..', '..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const KEY = 'readme-suite-key';
+const DATABASE = 'judgment_readme';
+
+/** The README's TypeScript and JSON blocks. */
+const blocks = [...README.matchAll(/```(?:ts|json)\n([\s\S]*?)```/g)].map((match) => match[1]);
+/** The example files of this folder (everything but this suite). */
+const examples = readdirSync(__dirname).filter((file) => !file.endsWith('.e2e-spec.ts'));
+/** The examples of "Testing your Judgments", run by test/testing/readme-examples.e2e-spec.ts and their own tests. */
+const testingDir = join(ROOT, 'test', 'testing', 'readme');
+const testingExamples = readdirSync(testingDir).filter((file) => file.endsWith('.ts'));
+
+describe('the README', () => {
+  it.each(examples)('shows %s verbatim', (file) => {
+    expect(blocks).toContain(readFileSync(join(__dirname, file), 'utf8'));
+  });
+
+  it.each(testingExamples)('shows the testing example %s verbatim', (file) => {
+    expect(blocks).toContain(readFileSync(join(testingDir, file), 'utf8'));
+  });
+
+  it('every TypeScript and JSON block is an example file that runs', () => {
+    const files = [
+      ...examples.map((file) => readFileSync(join(__dirname, file), 'utf8')),
+      ...testingExamples.map((file) => readFileSync(join(testingDir, file), 'utf8')),
+    ];
+    expect(blocks.filter((block) => !files.includes(block))).toEqual([]);
+  });
+});
+
+describe('the README examples', () => {
+  const sim = new JevSimulator({ apiKey: KEY });
+  const saved = { ...process.env };
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    const url = await sim.start(0);
+    Object.assign(process.env, {
+      TYPESAFE_API_KEY: KEY,
+      TYPESAFE_BASE_URL: url,
+      SQLITE_PATH: ':memory:',
+      JUDGMENT_LOG: 'false',
+      JUDGMENT_JEV_RETRIES: '0',
+    });
+    const { AppModule } = await import('./app.module');
+    app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
+    await app.init();
+  });
+
+  afterEach(() => sim.clearFaults());
+
+  afterAll(async () => {
+    await app?.close();
+    await sim.stop();
+    process.env = saved;
+  });
+
+  const refunds = () => app.get<Repository<Refund>>(getRepositoryToken(Refund));
+
+  it('app.module, the refund Judgment, Decision, service and listener: approve, escalate, reject', async () => {
+    const { RefundRequests } = await import('./refund-requests.service');
+    const service = app.get(RefundRequests);
+    const cases = [
+      ['It stopped charging after a week. [[abusive=0.05]] [[credibility=3:0.85]]', 'approve', 'approved'],
+      ['It does not fit; I wore it once. [[abusive=0.45]] [[credibility=2:0.6]]', 'escalate', 'in_review'],
+      ['Refund me twice or else. [[abusive=0.9]] [[credibility=0:0.8]]', 'reject', 'rejected'],
+    ];
+    for (const [explanation, outcome, status] of cases) {
+      const refund = await service.create({ item: 'Kettle', amount: 35, explanation });
+      expect(await service.decide(refund)).toBe(outcome);
+      expect((await refunds().findOneByOrFail({ id: refund.id })).status).toBe(status);
+    }
+    const record = await app.get(DataSource).getRepository(AssessmentRecord).findOneByOrFail({ id: 1 });
+    expect(record).toMatchObject({ judgment: 'refund-abuse', language: 'en', untrustedPaths: ['request.explanation'] });
+  });
+
+  it('refund-requests.service: an Engine failure leaves the refund pending, recorded as Unassessed', async () => {
+    const { RefundRequests } = await import('./refund-requests.service');
+    const service = app.get(RefundRequests);
+    const refund = await service.create({ item: 'Kettle', amount: 35, explanation: 'It leaks.' });
+    sim.fail({ status: 500 });
+    expect(await service.decide(refund)).toBe('pending');
+    const records = app.get(DataSource).getRepository(AssessmentRecord);
+    expect((await records.findOneByOrFail({ subjectId: String(refund.id) })).failureType).toBe('EngineFailed');
+  });
+
+  it('lenient-refund-requests.service: with throwOnFailure off a failure comes back as Unassessed', async () => {
+    const { LenientRefundRequests } = await import('./lenient-refund-requests.service');
+    @Module({
+      imports: [
+        TypeOrmModule.forRoot({
+          type: 'better-sqlite3',
+          database: ':memory:',
+          entities: [Refund, ...judgmentEntities],
+          synchronize: true,
+        }),
+        JudgmentModule.forRoot({ ...judgmentOptionsFromEnv(process.env), throwOnFailure: false }),
+      ],
+      providers: [LenientRefundRequests],
+    })
+    class LenientModule {}
+    const lenient = await NestFactory.createApplicationContext(LenientModule, { logger: false });
+    try {
+      const refund = Object.assign(new Refund(), { id: 1, item: 'Kettle', amount: 35, explanation: 'It leaks.' });
+      sim.fail({ status: 503 });
+      expect(await lenient.get(LenientRefundRequests).decide(refund)).toEqual({
+        unassessed: 'EngineFailed',
+        record: 1,
+      });
+    } finally {
+      await lenient.close();
+    }
+  });
+
+  it('judgment-types.d.ts: the augmentation types judge.assess() as Assessment | Unassessed', () => {
+    const augmentation = join(__dirname, 'judgment-types.d.ts');
+    const proof = join(__dirname, 'judgment-types.proof.ts');
+    const sources: Record<string, string> = {
+      [augmentation]: readFileSync(join(__dirname, 'judgment-types.d.ts.example'), 'utf8'),
+      [proof]: [
+        "import type { AssessResult, Unassessed } from 'nestjs-judgment';",
+        "import type { RefundAbuse } from './refund-abuse.judgment';",
+        'type MayBeUnassessed = Unassessed<RefundAbuse, any> extends AssessResult<RefundAbuse> ? true : false;',
+        'export const proof: MayBeUnassessed = true;',
+      ].join('\n'),
+    };
+    const config = ts.getParsedCommandLineOfConfigFile(
+      join(ROOT, 'tsconfig.json'),
+      {},
+      {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: () => undefined,
+      },
+    )!;
+    const host = ts.createCompilerHost(config.options);
+    const read = host.readFile.bind(host);
+    host.readFile = (file) => sources[file] ?? read(file);
+    const exists = host.fileExists.bind(host);
+    host.fileExists = (file) => file in sources || exists(file);
+    const program = ts.createProgram([augmentation, proof], { ...config.options, noEmit: true }, host);
+    const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(problems).toEqual([]);
+  });
+
+  it('ticket-routing and reading: the escape option, Confidence, a Rating, and a cached repeat', async () => {
+    const { TicketRouting, Route } = await import('./ticket-routing');
+    const { describeTicket } = await import('./reading');
+    const judge = app.get(Judge);
+    const ticket = { subject: 'Charged twice', body: 'Two charges for March. [[team=billing:0.9]] [[severity=1:0.7]]' };
+    const assessment = await judge.assess(new TicketRouting(ticket));
+    expect(await assessment.outcome()).toBe(Route.Billing);
+    expect(describeTicket(assessment)).toEqual({
+      team: 'billing',
+      billing: true,
+      none: expect.any(Number),
+      teamConfidence: expect.any(Number),
+      severity: 'Minor',
+      expectedSeverity: expect.any(Number),
+      serious: false,
+      model: 'jev-1.13.0',
+    });
+    const dog = await judge.assess(new TicketRouting({ subject: 'Dog', body: 'Which breed? [[team=none:0.85]]' }));
+    expect(describeTicket(dog).team).toBeNull();
+    expect(await dog.outcome()).toBe(Route.Triage);
+
+    const requests = sim.requestCount;
+    await judge.assess(new TicketRouting(ticket));
+    expect(sim.requestCount).toBe(requests); // cacheFor: answered from the cache, recorded again
+    const records = app.get(DataSource).getRepository(AssessmentRecord);
+    const [latest] = await records.find({ where: { judgment: 'ticket-routing' }, order: { id: 'DESC' }, take: 1 });
+    expect(latest.cachedFromId).not.toBeNull();
+  });
+
+  it('post-moderation and reading: a Likelihood Set', async () => {
+    const { PostModeration, Moderation } = await import('./post-moderation');
+    const { describePost } = await import('./reading');
+    const judge = app.get(Judge);
+    const spam = await judge.assess(new PostModeration('CHEAP FOLLOWERS!!! [[harms.spam=0.95]] [[p=0.05]]'));
+    expect(describePost(spam)).toEqual({ spam: 0.95, worst: 0.95, flagged: ['spam'] });
+    expect(await spam.outcome()).toBe(Moderation.Remove);
+    const rude = await judge.assess(new PostModeration('You are clueless. [[harms.harassment=0.6]] [[p=0.1]]'));
+    expect(await rude.outcome()).toBe(Moderation.Hold);
+  });
+
+  it('judgment.config and keyword.engine: written-out options and a custom driver', async () => {
+    const { judgmentOptions } = await import('./judgment.config');
+    @Judgment({ name: 'chargeback-threat', engine: 'keywords' })
+    class ChargebackThreat implements Judgment {
+      constructor(readonly text: string) {}
+      evidence() {
+        return { message: Evidence.untrusted(this.text) };
+      }
+      questions() {
+        return { threat: Likelihood.that('Does the customer threaten a chargeback?') };
+      }
+    }
+    @Module({
+      imports: [
+        TypeOrmModule.forRoot({
+          type: 'better-sqlite3',
+          database: ':memory:',
+          entities: judgmentEntities,
+          synchronize: true,
+        }),
+        JudgmentModule.forRoot({ ...judgmentOptions, log: false }),
+      ],
+    })
+    class ConfiguredModule {}
+    const configured = await NestFactory.createApplicationContext(ConfiguredModule, { logger: false });
+    try {
+      const assessment = await configured.get(Judge).assess(new ChargebackThreat('I will file a chargeback today.'));
+      expect(assessment.likelihood('threat').probability).toBe(0.9);
+      expect(assessment.provenance).toMatchObject({ engine: 'keywords', model: 'keywords-1.0.0' });
+      expect(configured.get(EngineManager).describe('jev')).toMatchObject({ pinned: true, budget: 2_000_000 });
+    } finally {
+      await configured.close();
+    }
+  });
+
+  it('calibrate-refunds and the dataset: a report per source', async () => {
+    const { calibrateRefunds } = await import('./calibrate-refunds');
+    const { fromFile, inCode } = await calibrateRefunds(
+      app.get(Calibration),
+      join(__dirname, 'refund-abuse.dataset.json'),
+    );
+    expect(fromFile.results).toHaveLength(1);
+    expect(fromFile.results[0]).toMatchObject({ cases: 2, unassessed: 0 });
+    expect(fromFile.results[0].identity).toMatchObject({ decision: 'RefundDecision', decisionVersion: '2' });
+    expect(inCode.results[0]).toMatchObject({ cases: 1 });
+  });
+
+  it('reviewer.policy, review-queue.service and admin.module: the Review, in code and over HTTP', async () => {
+    const { ReviewerPolicy } = await import('./reviewer.policy');
+    const { ReviewQueue } = await import('./review-queue.service');
+    const { AdminModule } = await import('./admin.module');
+    const { RefundsModule } = await import('./refunds.module');
+    const { RefundRequests } = await import('./refund-requests.service');
+
+    const roles = { current: ['reviewer'] };
+    @Injectable()
+    class Authentication implements NestMiddleware {
+      use(req: { user?: unknown }, _res: unknown, next: () => void) {
+        req.user = { type: 'staff', id: 'refunds-anna', roles: roles.current };
+        next();
+      }
+    }
+    @Module({
+      imports: [
+        TypeOrmModule.forRoot({
+          type: 'better-sqlite3',
+          database: ':memory:',
+          entities: [Refund, ...judgmentEntities],
+          synchronize: true,
+        }),
+        EventEmitterModule.forRoot(),
+        JudgmentModule.forRoot({
+          ...judgmentOptionsFromEnv(process.env),
+          resolutionPolicy: ReviewerPolicy,
+          isGlobal: true,
+        }),
+        RefundsModule,
+        AdminModule,
+      ],
+      providers: [ReviewQueue],
+    })
+    class ReviewingModule implements NestModule {
+      configure(consumer: MiddlewareConsumer) {
+        consumer.apply(Authentication).forRoutes('*path');
+      }
+    }
+    const reviewing = await NestFactory.create(ReviewingModule, { logger: false, abortOnError: false });
+    await reviewing.init();
+    try {
+      const service = reviewing.get(RefundRequests);
+      for (const explanation of ['Wore it once. [[abusive=0.45]]', 'Too small. [[abusive=0.5]]']) {
+        expect(await service.decide(await service.create({ item: 'Jacket', amount: 240, explanation }))).toBe(
+          'escalate',
+        );
+      }
+      const queue = reviewing.get(ReviewQueue);
+      const [first, second] = await queue.waiting();
+      await expect(queue.approve(first, 'support-bob')).rejects.toThrow(ResolutionForbidden);
+      expect(await queue.approve(first, 'refunds-anna')).toMatchObject({
+        resolution: 'approve',
+        resolverId: 'refunds-anna',
+      });
+
+      const server = reviewing.getHttpServer();
+      const listed = await request(server).get('/admin/judgment/reviews').expect(200);
+      expect(listed.body.data.map((r: { id: number }) => r.id)).toEqual([second.id]);
+      await request(server)
+        .post(`/admin/judgment/records/${second.id}/resolve`)
+        .send({ resolution: 'reject' })
+        .expect(200);
+      roles.current = [];
+      await request(server).get(`/admin/judgment/records/${second.id}`).expect(403);
+    } finally {
+      await reviewing.close();
+    }
+  });
+
+  it('cli.ts runs the judgment command line over AppModule', async () => {
+    const env = freshCloneEnv({ TYPESAFE_API_KEY: KEY, SQLITE_PATH: ':memory:' });
+    const { code, stdout } = await run(
+      'node',
+      ['-r', './scripts/register.js', 'test/readme/cli.ts', 'status', '--json'],
+      env,
+    );
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ default: 'jev', configured: true });
+  });
+});
+
+describe('the README examples written for PostgreSQL and Redis', () => {
+  const sim = new JevSimulator({ apiKey: KEY });
+  const saved = { ...process.env };
+  const opened: INestApplicationContext[] = [];
+
+  beforeAll(async () => {
+    await recreateDatabase(DATABASE);
+    await clearPrefix('refunds');
+    Object.assign(process.env, {
+      TYPESAFE_API_KEY: KEY,
+      TYPESAFE_BASE_URL: await sim.start(0),
+      DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DATABASE}`,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      JUDGMENT_LOG: 'false',
+    });
+  });
+
+  afterAll(async () => {
+    for (const context of opened.reverse()) await context.close();
+    await clearPrefix('refunds');
+    await sim.stop();
+    process.env = saved;
+  });
+
+  it('data-source.ts runs the package migrations', async () => {
+    const dataSource: DataSource = (await import('./data-source')).default;
+    await dataSource.initialize();
+    try {
+      await dataSource.runMigrations();
+      const [table] = await dataSource.query(`SELECT to_regclass('judgment_assessments') AS name`);
+      expect(table.name).toBe('judgment_assessments');
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('queue.module and worker.ts: the API dispatches, the worker assesses and decides', async () => {
+    const { QueuedAppModule } = await import('./queue.module');
+    const { startWorker } = await import('./worker');
+    const { RefundRequests } = await import('./refund-requests.service');
+    const api = await NestFactory.createApplicationContext(QueuedAppModule.forRoot('api'), { logger: false });
+    opened.push(api);
+    const worker = await startWorker();
+    opened.push(worker);
+    const service = api.get(RefundRequests);
+    const refund = await service.create({
+      item: 'Lamp',
+      amount: 39,
+      explanation: 'Broken switch. [[abusive=0.05]] [[credibility=3:0.9]]',
+    });
+    expect(await service.decideLater(refund)).toEqual(expect.any(String));
+    const refunds = api.get<Repository<Refund>>(getRepositoryToken(Refund));
+    await waitFor('the worker to approve the refund', async () =>
+      (await refunds.findOneByOrFail({ id: refund.id })).status === 'approved' ? true : undefined,
+    );
+  });
+});

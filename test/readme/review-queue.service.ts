@@ -1,0 +1,19 @@
+import { Injectable } from '@nestjs/common';
+import { type AssessmentRecord, AssessmentRecords } from 'nestjs-judgment';
+import { RefundAbuse } from './refund-abuse.judgment';
+import { RefundOutcome } from './refund.decision';
+
+@Injectable()
+export class ReviewQueue {
+  constructor(private readonly records: AssessmentRecords) {}
+
+  /** The refunds a person must look at, oldest first. */
+  waiting(page = 0): Promise<AssessmentRecord[]> {
+    return this.records.awaitingReview({ judgment: RefundAbuse, limit: 20, offset: page * 20 });
+  }
+
+  /** A reviewer settles one: the record keeps the automatic Outcome and gains the Resolution and the reviewer. */
+  approve(record: AssessmentRecord, staffId: string): Promise<AssessmentRecord> {
+    return this.records.resolve(record, RefundOutcome.Approve, { type: 'staff', id: staffId });
+  }
+}

@@ -8,6 +8,7 @@ import { judgmentMetadata } from './definition/judgment.decorator';
 import { JudgmentRegistry, isJudgmentClass } from './definition/judgment.registry';
 import { EngineManager } from './engines/engine.manager';
 import { JudgmentEventsPublisher } from './events/judgment-events.publisher';
+import { AttemptRecorder } from './judge/attempt.recorder';
 import { Decider } from './judge/decider.service';
 import { Judge } from './judge/judge.service';
 import { JudgmentDispatcher } from './judge/judgment.dispatcher';
@@ -53,6 +54,7 @@ const JUDGE_BINDING: Provider = {
 /** The services every JudgmentModule.forRoot() provides; apps inject Judge and the others by class. */
 const SERVICES: Provider[] = [
   AssessmentRecorder,
+  AttemptRecorder,
   AssessmentRecords,
   ResolutionPolicyHost,
   AssessmentCache,

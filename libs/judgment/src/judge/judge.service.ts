@@ -5,7 +5,7 @@ import { Unassessed } from '../assessment/unassessed';
 import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
 import type { Engine, EngineRequest, EngineResponse } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
-import { AssessmentNotRecorded, EngineFailed, UnassessedNotRecorded } from '../errors';
+import { EngineFailed } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
@@ -16,6 +16,7 @@ import { AssessmentRecorder } from '../persistence/assessment.recorder';
 import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
 import { isProgrammingError, readAnswers } from './ask';
 import { type DescribedAttempt, describeAttempt } from './attempt';
+import { AttemptRecorder } from './attempt.recorder';
 import { Decider, type LinkState } from './decider.service';
 import type { AssessResult, DispatchOptions } from './judge.types';
 import { JudgmentDispatcher } from './judgment.dispatcher';
@@ -41,6 +42,7 @@ export class Judge {
     @Inject(JUDGMENT_MODULE_OPTIONS) options: JudgmentModuleOptions,
     private readonly engines: EngineManager,
     private readonly recorder: AssessmentRecorder,
+    private readonly attempts: AttemptRecorder,
     private readonly decider: Decider,
     private readonly cache: AssessmentCache,
     private readonly events: JudgmentEventsPublisher,
@@ -152,6 +154,7 @@ export class Judge {
   }
 
   /** Records an answered attempt and links it for deciding; required recording that fails throws. */
+  /** Links an answered Assessment for deciding and records it; required recording that fails throws. */
   private async record(
     attempt: Attempt,
     assessment: Assessment<any>,
@@ -159,22 +162,7 @@ export class Judge {
   ): Promise<AssessmentRecord | null> {
     const state: LinkState = { record: null, refused: false, awaitingReview: false };
     this.decider.link(assessment, state);
-    if (!this.recorder.persistence.enabled) return null;
-    try {
-      state.record = await this.recorder.recordAssessment(attempt, assessment, cachedFromId);
-    } catch (error) {
-      const failure = new AssessmentNotRecorded(
-        `The Assessment of ${attempt.name} could not be recorded: ${(error as Error).message}`,
-        assessment,
-        { cause: error },
-      );
-      if (this.recorder.persistence.required) {
-        state.refused = true;
-        throw failure;
-      }
-      this.logger.warn('Judgment not recorded.', { ...assessment.logContext(), exception: describeError(failure) });
-    }
-    return state.record;
+    return this.attempts.answered(attempt, assessment, state, cachedFromId);
   }
 
   private async failed<J extends Judgment>(
@@ -183,27 +171,13 @@ export class Judge {
     error: EngineFailed,
     provenance: Provenance | null,
   ): Promise<Unassessed<J, AssessmentRecord>> {
-    const context = {
+    const record = await this.attempts.failed(attempt, error, provenance);
+    await this.events.emit(new AssessmentFailed(judgment, error, record));
+    this.logger.warn('Judgment unassessed.', {
       judgment: attempt.name,
       ...(provenance ? provenance.logContext() : {}),
       exception: describeError(error),
-    };
-    let record: AssessmentRecord | null = null;
-    if (this.recorder.persistence.enabled) {
-      try {
-        record = await this.recorder.recordFailure(attempt, error, provenance);
-      } catch (writeError) {
-        const unrecorded = new UnassessedNotRecorded(
-          `The Unassessed attempt of ${attempt.name} could not be recorded: ${(writeError as Error).message}`,
-          judgment,
-          error,
-          { cause: writeError },
-        );
-        this.logger.warn('Judgment not recorded.', { ...context, exception: describeError(unrecorded) });
-      }
-    }
-    await this.events.emit(new AssessmentFailed(judgment, error, record));
-    this.logger.warn('Judgment unassessed.', context);
+    });
     if (this.throwOnFailure) throw error;
     return new Unassessed(judgment, error, record);
   }

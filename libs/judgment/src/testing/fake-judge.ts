@@ -7,16 +7,16 @@ import { type Outcome, decisionMetadata } from '../definition/decision.decorator
 import { type Judgment, type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
 import { JudgmentRegistry } from '../definition/judgment.registry';
 import { EngineManager } from '../engines/engine.manager';
-import { AssessmentNotRecorded, EngineFailed, UnscriptedJudgment } from '../errors';
+import { EngineFailed, UnscriptedJudgment } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { describeAttempt } from '../judge/attempt';
+import { AttemptRecorder } from '../judge/attempt.recorder';
 import { Decider, type LinkState } from '../judge/decider.service';
 import type { AssessResult, DispatchOptions } from '../judge/judge.types';
 import { JudgmentDispatcher } from '../judge/judgment.dispatcher';
 import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
 import type { JudgmentModuleOptions } from '../judgment.options';
-import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { type AttemptContext, AssessmentRecorder } from '../persistence/assessment.recorder';
 import { JudgmentAssertionError } from './judgment-assertion.error';
@@ -27,9 +27,9 @@ import { type JudgmentScripts, type Script, runScript } from './scripts';
 interface Collaborators {
   readonly throwOnFailure: boolean;
   readonly recorder: AssessmentRecorder;
+  readonly attempts: AttemptRecorder;
   readonly decider: Decider;
   readonly events: JudgmentEventsPublisher;
-  readonly logger: JudgmentLogger;
   readonly dispatcher: JudgmentDispatcher;
   readonly moduleRef: ModuleRef;
 }
@@ -220,9 +220,9 @@ export class FakeJudge implements OnModuleInit {
     this.bound = {
       throwOnFailure: moduleRef.get<JudgmentModuleOptions>(JUDGMENT_MODULE_OPTIONS).throwOnFailure ?? true,
       recorder: moduleRef.get(AssessmentRecorder),
+      attempts: moduleRef.get(AttemptRecorder),
       decider: moduleRef.get(Decider),
       events: moduleRef.get(JudgmentEventsPublisher),
-      logger: moduleRef.get(JudgmentLogger),
       dispatcher: moduleRef.get(JudgmentDispatcher),
       moduleRef,
     };
@@ -231,25 +231,10 @@ export class FakeJudge implements OnModuleInit {
 
   /** Links the Assessment for deciding, then records it like the Judge (required recording that fails throws). */
   private async record(attempt: AttemptContext, assessment: Assessment<any>): Promise<AssessmentRecord | null> {
-    const { recorder, logger } = this.collaborators();
     const made: MadeAssessment = { assessment, state: { record: null, refused: false, awaitingReview: false } };
     this.link(made);
     this.made.push(made);
-    if (!recorder.persistence.enabled) return null;
-    try {
-      made.state.record = await recorder.recordAssessment(attempt, assessment);
-    } catch (error) {
-      if (recorder.persistence.required) {
-        made.state.refused = true;
-        throw new AssessmentNotRecorded(
-          `The fake Assessment of ${attempt.name} could not be recorded: ${(error as Error).message}`,
-          assessment,
-          { cause: error },
-        );
-      }
-      logger.warn('Judgment not recorded.', { ...assessment.logContext(), exception: describeError(error) });
-    }
-    return made.state.record;
+    return this.collaborators().attempts.answered(attempt, assessment, made.state);
   }
 
   /** The Decider's link, wrapped to remember the Outcome that sent the Assessment to Review. */
@@ -275,15 +260,8 @@ export class FakeJudge implements OnModuleInit {
     attempt: AttemptContext,
     error: EngineFailed,
   ): Promise<Unassessed<J, AssessmentRecord>> {
-    const { throwOnFailure, recorder, events, logger } = this.collaborators();
-    let record: AssessmentRecord | null = null;
-    if (recorder.persistence.enabled) {
-      try {
-        record = await recorder.recordFailure(attempt, error, null);
-      } catch (writeError) {
-        logger.warn('Judgment not recorded.', { judgment: attempt.name, exception: describeError(writeError) });
-      }
-    }
+    const { throwOnFailure, attempts, events } = this.collaborators();
+    const record = await attempts.failed(attempt, error, null);
     await events.emit(new AssessmentFailed(judgment, error, record));
     if (throwOnFailure) throw error;
     return new Unassessed(judgment, error, record);

@@ -4,7 +4,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource, type Repository } from 'typeorm';
-import { AssessmentRecord, Calibration, Judge, Judgment, LabelledCase, NoDefaultDecision } from 'nestjs-judgment';
+import {
+  type Assessment,
+  AssessmentRecord,
+  Calibration,
+  Decision,
+  InvalidCalibration,
+  Judge,
+  Judgment,
+  LabelledCase,
+  NoDefaultDecision,
+} from 'nestjs-judgment';
 import { wilsonInterval } from '../../libs/judgment/src/calibration/scoring';
 import {
   AnyEvent,
@@ -22,6 +32,14 @@ import {
 } from './support';
 
 const DATABASE = 'judgment_calibration';
+
+/** A Decision whose thresholds are not set yet: it throws for every answer, as a generated Decision does. */
+@Decision({ outcomes: RefundOutcome, review: [RefundOutcome.Escalate] })
+class UncalibratedRefundDecision implements Decision<RefundAbuse, RefundOutcome> {
+  decide(_assessment: Assessment<RefundAbuse>): RefundOutcome {
+    throw new Error('UncalibratedRefundDecision is not calibrated yet.');
+  }
+}
 
 describe('Calibration', () => {
   let app: INestApplication;
@@ -334,6 +352,16 @@ describe('Calibration', () => {
         .cases([caseOf('abusive=0.1', 'approve'), caseOf('garbage', 'approve')])
         .run();
       expect(report.results[0]).toMatchObject({ cases: 2, unassessed: 1, automatic: 1, correct: 1 });
+    });
+
+    it('stops at the first Decision that throws, naming it and the case, before asking the remaining cases', async () => {
+      const cases = Array.from({ length: 10 }, () => caseOf('abusive=0.1', 'approve'));
+      const run = calibration.for(RefundAbuse).decisions(UncalibratedRefundDecision).concurrency(1).cases(cases).run();
+      await expect(run).rejects.toThrow(InvalidCalibration);
+      await expect(run).rejects.toThrow(
+        /UncalibratedRefundDecision threw on the case at index 0: .*not calibrated yet/,
+      );
+      expect(stubLog.requests).toHaveLength(1);
     });
 
     it('runs at most `concurrency` cases at once and keeps the results in case order', async () => {

@@ -1,7 +1,13 @@
 import { Inject, Injectable, type Type } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { Assessment } from '../assessment/assessment';
-import { type Decision, type DecisionMetadata, decisionMetadata, isDecision } from '../definition/decision.decorator';
+import {
+  type Decision,
+  type DecisionMetadata,
+  type Outcome,
+  decisionMetadata,
+  isDecision,
+} from '../definition/decision.decorator';
 import { type Judgment, type JudgmentClass, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import { isJudgmentClass } from '../definition/judgment.registry';
 import type { Engine } from '../engines/engine.interface';
@@ -54,9 +60,17 @@ interface CalibrationServices {
 
 /** One case, checked and ready to ask. */
 interface PreparedCase<J extends Judgment> {
+  /** The case's position in the source, for messages. */
+  readonly index: number;
   readonly labelled: LabelledCase<J>;
   readonly questions: QuestionMap;
   readonly fingerprint: string;
+}
+
+/** An answered case and the Outcome of each Decision, in the order of the Decisions. */
+interface AnsweredCase<J extends Judgment> {
+  readonly assessment: Assessment<J>;
+  readonly outcomes: readonly Outcome[];
 }
 
 interface ResolvedDecision {
@@ -211,12 +225,15 @@ export class CalibrationBuilder<J extends Judgment> {
     const tasks = (this.plan.engines ?? [null]).flatMap((connection) =>
       prepared.map((item) => ({ item, engine: this.engine(connection, item.labelled.judgment) })),
     );
+    // Decisions run as soon as a case is answered, so a Decision that throws stops the run before the remaining
+    // (paid) rounds are asked.
     const answered = await mapBounded(
       tasks,
       this.plan.concurrency,
-      async ({ item, engine }): Promise<Assessment<J> | EngineFailed> => {
+      async ({ item, engine }): Promise<AnsweredCase<J> | EngineFailed> => {
+        let assessment: Assessment<J>;
         try {
-          return await ask(item.labelled.judgment, {
+          assessment = await ask(item.labelled.judgment, {
             questions: item.questions,
             evidence: item.labelled.evidence,
             engine,
@@ -225,6 +242,9 @@ export class CalibrationBuilder<J extends Judgment> {
           if (error instanceof EngineFailed) return error;
           throw error;
         }
+        const outcomes: Outcome[] = [];
+        for (const decision of decisions) outcomes.push(await decideCase(assessment, decision, item.index));
+        return { assessment, outcomes };
       },
       (done) => options.onProgress?.(done, tasks.length),
     );
@@ -233,15 +253,18 @@ export class CalibrationBuilder<J extends Judgment> {
     const reported = new Map<Engine, string>();
     tasks.forEach(({ engine }, index) => {
       const answer = answered[index];
-      if (!(answer instanceof EngineFailed) && !reported.has(engine)) reported.set(engine, answer.provenance.model);
+      if (!(answer instanceof EngineFailed) && !reported.has(engine)) {
+        reported.set(engine, answer.assessment.provenance.model);
+      }
     });
 
     const tally = new CalibrationTally();
     for (const [index, { item, engine }] of tasks.entries()) {
       const answer = answered[index];
-      const model = answer instanceof EngineFailed ? (reported.get(engine) ?? engine.model()) : answer.provenance.model;
-      const measures = answer instanceof EngineFailed ? [] : measuresOf(answer, item.questions);
-      for (const decision of decisions) {
+      const model =
+        answer instanceof EngineFailed ? (reported.get(engine) ?? engine.model()) : answer.assessment.provenance.model;
+      const measures = answer instanceof EngineFailed ? [] : measuresOf(answer.assessment, item.questions);
+      decisions.forEach((decision, position) => {
         const identity = {
           questions: item.fingerprint,
           model,
@@ -251,9 +274,9 @@ export class CalibrationBuilder<J extends Judgment> {
         };
         if (answer instanceof EngineFailed) {
           tally.unassessed(identity);
-          continue;
+          return;
         }
-        const outcome = await answer.decide(decision.instance);
+        const outcome = answer.outcomes[position];
         tally.decided(identity, {
           outcome: String(outcome),
           expected: String(item.labelled.expected),
@@ -261,7 +284,7 @@ export class CalibrationBuilder<J extends Judgment> {
           measures,
           truth: item.labelled.truth,
         });
-      }
+      });
     }
     return tally.report(skipped);
   }
@@ -340,7 +363,7 @@ function prepare<J extends Judgment>(
       throw new InvalidCalibration(`${at} gives a truth for "${key}" that is not true or false.`);
     }
   }
-  return { labelled, questions, fingerprint: questionsFingerprint(questions) };
+  return { index, labelled, questions, fingerprint: questionsFingerprint(questions) };
 }
 
 function checkConcurrency(value: unknown, what: string): number {
@@ -357,4 +380,22 @@ function orList(items: readonly string[]): string {
 function describe(value: unknown): string {
   if (typeof value === 'function') return value.name || 'An anonymous class';
   return value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value));
+}
+
+/** Applies one Decision to an answered case; a Decision that throws stops the run, naming itself and the case. */
+async function decideCase<J extends Judgment>(
+  assessment: Assessment<J>,
+  decision: ResolvedDecision,
+  index: number,
+): Promise<Outcome> {
+  try {
+    return await assessment.decide(decision.instance as Decision<J, Outcome>);
+  } catch (error) {
+    throw new InvalidCalibration(
+      `${decision.metadata.name} threw on the case at index ${index}: ${(error as Error).message} ` +
+        'The run stopped without asking the Engine about the cases not yet started. A Decision must return an ' +
+        'Outcome for every answer: to survey a Judgment before its thresholds are set, measure a candidate Decision.',
+      { cause: error },
+    );
+  }
 }

@@ -11,6 +11,7 @@ const shared = {
     '^nestjs-judgment$': '<rootDir>/libs/judgment/src/index.ts',
     '^nestjs-judgment/testing$': '<rootDir>/libs/judgment/src/testing/index.ts',
     '^nestjs-judgment/cli$': '<rootDir>/libs/judgment/src/cli/index.ts',
+    '^nestjs-judgment/http$': '<rootDir>/libs/judgment/src/http/index.ts',
   },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
 };

@@ -18,13 +18,12 @@ import {
   Evidence,
   Judge,
   Judgment,
-  JudgmentHttpModule,
-  type JudgmentHttpOptions,
   JudgmentModule,
   judgmentEntities,
   judgmentMigrations,
   Likelihood,
 } from 'nestjs-judgment';
+import { JudgmentHttpModule, type JudgmentHttpOptions } from 'nestjs-judgment/http';
 import request from 'supertest';
 
 enum NoteOutcome {
@@ -113,7 +112,10 @@ it('without canView every read is forbidden', async () => {
 
 it('without reviewerFrom the reviewer is request.user, and a request without one is forbidden', async () => {
   const { server, record } = await app({ canView: () => true });
-  const { body } = await request(server).post(`/judgment/records/${record}/resolve`).send({ resolution: 'keep' });
+  const { body } = await request(server)
+    .post(`/judgment/records/${record}/resolve`)
+    .send({ resolution: 'keep' })
+    .expect(403);
   expect(body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('names no reviewer') });
 });
 

@@ -163,14 +163,16 @@ describe('the error envelope', () => {
     expect(envelope(body).code).toBe('forbidden');
   });
 
-  it('a reviewer the ResolutionPolicy refuses answers forbidden', async () => {
+  it('a reviewer who may not view records cannot resolve one either: forbidden, and the record stays in Review', async () => {
     const record = await recordAwaitingReview();
     const { body } = await http()
       .post(`/judgment/records/${record}/resolve`)
       .set('x-agent', 'mallory')
       .send({ resolution: 'approve' })
       .expect(403);
-    expect(envelope(body)).toMatchObject({ code: 'forbidden', message: expect.stringContaining('mallory') });
+    expect(envelope(body)).toMatchObject({ code: 'forbidden', message: expect.stringContaining('may not read') });
+    const { body: still } = await http().get(`/judgment/records/${record}`).set(ALICE).expect(200);
+    expect(still.review).toMatchObject({ resolution: null, resolvedAt: null });
   });
 
   it('resolving a record twice answers conflict', async () => {

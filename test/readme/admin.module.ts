@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RouterModule } from '@nestjs/core';
-import { JudgmentHttpModule, type JudgmentHttpRequest } from 'nestjs-judgment';
+import { JudgmentHttpModule, type JudgmentHttpRequest } from 'nestjs-judgment/http';
 
 /** The user your authentication put on the request (e.g. Passport's `request.user`). */
 type StaffUser = { type: 'staff'; id: string; roles: string[] };

@@ -92,4 +92,3 @@ export { LabelledCase, type CaseTruth, type LabelledCaseOptions } from './calibr
 export type { Interval, ReliabilityBin } from './calibration/scoring';
 
 // The optional Review HTTP adapter (JudgmentHttpModule) and the error envelope.
-export * from './http';

@@ -10,7 +10,7 @@ import {
   UseFilters,
   UsePipes,
 } from '@nestjs/common';
-import { JudgmentHttpExceptionFilter, judgmentValidationPipe } from 'nestjs-judgment';
+import { JudgmentHttpExceptionFilter, judgmentValidationPipe } from 'nestjs-judgment/http';
 import { CreateOptionsQuery } from '../common/create-options.query';
 import { judgedView } from '../common/judged';
 import { CreatePostDto } from './create-post.dto';

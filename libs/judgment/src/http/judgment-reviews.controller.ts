@@ -68,9 +68,10 @@ export class JudgmentReviewsController {
     return recordDetail(await this.find(params.id));
   }
 
-  /** `POST /judgment/records/:id/resolve` with `{ "resolution": "approve" }`. */
+  /** `POST /judgment/records/:id/resolve` with `{ "resolution": "approve" }` — only for who may view records. */
   @Post('records/:id/resolve')
   @HttpCode(200)
+  @UseGuards(CanViewRecordsGuard)
   async resolve(
     @Param() params: RecordIdParams,
     @Body() body: ResolveReviewDto,

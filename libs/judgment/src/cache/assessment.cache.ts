@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { EncodedAnswers } from '../assessment/assessment';
 import { fingerprint } from '../fingerprint/fingerprint';
+import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 
 /** What a cache entry holds: never the Evidence, never provenance details. */
 export interface CachedAssessment {
@@ -37,7 +38,10 @@ const CACHE_MANAGER = 'CACHE_MANAGER';
 export class AssessmentCache {
   private resolved?: Store;
 
-  constructor(private readonly moduleRef: ModuleRef) {}
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    private readonly logger: JudgmentLogger,
+  ) {}
 
   key(parts: CacheKeyParts): string {
     return (
@@ -54,14 +58,26 @@ export class AssessmentCache {
     );
   }
 
+  /** The entry under `key`, or null. A store that fails counts as a miss (logged): the cache is only a saving. */
   async get(key: string): Promise<CachedAssessment | null> {
-    const entry = await this.store().get(key);
-    return isCachedAssessment(entry) ? entry : null;
+    try {
+      const entry = await this.store().get(key);
+      return isCachedAssessment(entry) ? entry : null;
+    } catch (error) {
+      this.logger.warn('Judgment cache unavailable.', { operation: 'get', exception: describeError(error) });
+      return null;
+    }
   }
 
-  /** Keeps an entry for `ttlSeconds` (0 keeps nothing). */
+  /** Keeps an entry for `ttlSeconds` (0 keeps nothing). A store that fails is logged, never thrown: the Assessment
+   *  was already paid for and recorded. */
   async put(key: string, entry: CachedAssessment, ttlSeconds: number): Promise<void> {
-    if (ttlSeconds > 0) await this.store().set(key, entry, ttlSeconds * 1000);
+    if (ttlSeconds <= 0) return;
+    try {
+      await this.store().set(key, entry, ttlSeconds * 1000);
+    } catch (error) {
+      this.logger.warn('Judgment cache unavailable.', { operation: 'set', exception: describeError(error) });
+    }
   }
 
   private store(): Store {
@@ -89,9 +105,12 @@ function isCachedAssessment(entry: unknown): entry is CachedAssessment {
   );
 }
 
+const SWEEP_EVERY = 256;
+
 /** A small in-process TTL store for apps without CacheModule. */
 class MemoryStore implements Store {
   private readonly entries = new Map<string, { value: unknown; expires: number }>();
+  private writes = 0;
 
   async get(key: string): Promise<unknown> {
     const entry = this.entries.get(key);
@@ -104,6 +123,11 @@ class MemoryStore implements Store {
   }
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
-    this.entries.set(key, { value, expires: Date.now() + ttlMs });
+    const now = Date.now();
+    // Every so many writes the expired entries go, so a long-running worker does not grow without bound.
+    if (++this.writes % SWEEP_EVERY === 0) {
+      for (const [stored, entry] of this.entries) if (entry.expires <= now) this.entries.delete(stored);
+    }
+    this.entries.set(key, { value, expires: now + ttlMs });
   }
 }

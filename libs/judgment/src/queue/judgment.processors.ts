@@ -3,7 +3,8 @@ import { WorkerHost } from '@nestjs/bullmq';
 import type { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
 import { type Job, type Queue, UnrecoverableError } from 'bullmq';
 import type { Outcome } from '../definition/decision.decorator';
-import { SubjectNotFound, UnrebuildableAssessment } from '../errors';
+import { NoDefaultDecision, SubjectNotFound, UnrebuildableAssessment } from '../errors';
+import { UnknownJudgmentName } from '../definition/judgment.registry';
 import type { Judge } from '../judge/judge.service';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessStep, JudgmentJobs } from './judgment.jobs';
@@ -72,7 +73,7 @@ export class AssessProcessor extends JudgmentWorkerHost {
       await this.chainDecide(job, checkpoint.record);
       return { kind: 'recorded', record: checkpoint.record };
     }
-    const judgment = await failAtOnceOn(SubjectNotFound, () => this.jobs.judgment(job.data.judgment));
+    const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
     const step = await this.jobs.assess(this.judge, judgment);
     if (step.kind === 'recorded') {
       await job.updateProgress({ record: step.record } satisfies AssessCheckpoint);
@@ -94,24 +95,33 @@ export class AssessProcessor extends JudgmentWorkerHost {
 }
 
 /**
- * Decides a recorded Assessment from its record with the Judgment's default Decision; never asks the Engine. An
- * UnrebuildableAssessment (or a deleted Subject) fails the job at once: retrying cannot help.
+ * Decides a recorded Assessment from its record with the Judgment's default Decision; never asks the Engine. What no
+ * retry can mend (an UnrebuildableAssessment, a deleted Subject, a Judgment no longer registered or without a default
+ * Decision) fails the job at once.
  */
 export class DecideProcessor extends JudgmentWorkerHost {
   async process(job: Job<DecideJobData>): Promise<{ record: number; outcome: Outcome }> {
-    const judgment = await failAtOnceOn(SubjectNotFound, () => this.jobs.judgment(job.data.judgment));
-    const outcome = await failAtOnceOn(UnrebuildableAssessment, () => this.jobs.decide(job.data.record, judgment));
+    const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
+    const outcome = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(job.data.record, judgment));
     return { record: job.data.record, outcome };
   }
 }
 
-/** Runs `work`; an error of `type` becomes BullMQ's UnrecoverableError (no retries), keeping its name and message. */
-async function failAtOnceOn<T>(type: new (...args: any[]) => Error, work: () => Promise<T>): Promise<T> {
+type ErrorClass = new (...args: any[]) => Error;
+
+/** Errors no retry can mend when a job's Judgment is restored: a deleted Subject, a name no longer registered. */
+const CANNOT_RESTORE: ErrorClass[] = [SubjectNotFound, UnknownJudgmentName];
+/** Errors no retry can mend when deciding from a record. */
+const CANNOT_DECIDE: ErrorClass[] = [UnrebuildableAssessment, NoDefaultDecision, UnknownJudgmentName];
+
+/** Runs `work`; an error of one of `types` becomes BullMQ's UnrecoverableError (no retries), keeping its message. */
+async function failAtOnceOn<T>(types: readonly ErrorClass[], work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (!(error instanceof type)) throw error;
-    const failure = new UnrecoverableError(`${error.name}: ${error.message}`);
+    if (!types.some((type) => error instanceof type)) throw error;
+    const { name, message } = error as Error;
+    const failure = new UnrecoverableError(`${name}: ${message}`);
     Object.defineProperty(failure, 'cause', { value: error });
     throw failure;
   }

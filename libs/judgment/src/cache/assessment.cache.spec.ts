@@ -1,0 +1,53 @@
+import { Logger } from '@nestjs/common';
+import type { ModuleRef } from '@nestjs/core';
+import { JudgmentLogger } from '../logging/judgment.logger';
+import { AssessmentCache, type CachedAssessment } from './assessment.cache';
+
+const entry: CachedAssessment = {
+  answers: { abusive: 0.4 },
+  engine: 'jev',
+  model: 'jev-1.13.0',
+  requestId: null,
+  recordId: 1,
+};
+
+/** An app cache store (CACHE_MANAGER) whose backend is down. */
+const brokenStore = {
+  get: () => Promise.reject(new Error('redis down')),
+  set: () => Promise.reject(new Error('redis down')),
+};
+
+function cacheWith(store: unknown) {
+  const moduleRef = { get: () => store } as unknown as ModuleRef;
+  return new AssessmentCache(moduleRef, new JudgmentLogger({}));
+}
+
+describe('AssessmentCache', () => {
+  let warn: jest.SpyInstance;
+  beforeEach(() => {
+    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(() => warn.mockRestore());
+
+  it('a failing store reads as a miss and is logged, never thrown', async () => {
+    await expect(cacheWith(brokenStore).get('key')).resolves.toBeNull();
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({ message: 'Judgment cache unavailable.', operation: 'get' }),
+    );
+  });
+
+  it('a failing store write is logged, never thrown: the Assessment was already paid for and recorded', async () => {
+    await expect(cacheWith(brokenStore).put('key', entry, 60)).resolves.toBeUndefined();
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({ message: 'Judgment cache unavailable.', operation: 'set' }),
+    );
+  });
+
+  it('without CacheModule the in-process store keeps an entry until its TTL, and 0 keeps nothing', async () => {
+    const cache = cacheWith(undefined);
+    await cache.put('kept', entry, 60);
+    await cache.put('not-kept', entry, 0);
+    await expect(cache.get('kept')).resolves.toEqual(entry);
+    await expect(cache.get('not-kept')).resolves.toBeNull();
+  });
+});

@@ -1,2 +1,0 @@
-export * from './judgment.events';
-export * from './judgment-events.publisher';

@@ -3,7 +3,7 @@ import { JevSimulator } from '../../../../apps/jev-simulator/src';
 import { Provenance } from '../assessment/provenance';
 import { EngineBudgetExhausted, EngineNotConfigured, UnpinnedModel } from '../errors';
 import type { EngineConnectionOptions, JudgmentModuleOptions } from '../judgment.options';
-import { Likelihood } from '../questions/likelihood';
+import { Likelihood } from '../questions';
 import type { Engine, EngineRequest, EngineResponse } from './engine.interface';
 import { EngineManager, isPinnedModel } from './engine.manager';
 import { MockEngine } from './mock/mock.engine';

@@ -1,8 +1,10 @@
 // Review and Resolution (SPEC §2.6, §2.15; reference §9): authorization first, InvalidResolution, one conditional UPDATE.
 import { Global, Injectable, Module } from '@nestjs/common';
 import {
+  type Assessment,
   type AssessmentRecord,
   AssessmentDecided,
+  Decision,
   InvalidResolution,
   ResolutionForbidden,
   type ResolutionPolicy,
@@ -14,6 +16,7 @@ import type { JevSimulator } from '../../apps/jev-simulator/src';
 import {
   Moderator,
   Priority,
+  type RefundAbuse,
   RefundOutcome,
   type ReviewApp,
   StrictRefundDecision,
@@ -25,6 +28,14 @@ import {
 } from './review.fixtures';
 
 const DATABASE = 'judgment_review_resolution';
+
+/** A Decision the app applies by hand but never registered with forFeature: it escalates everything. */
+@Decision({ name: 'unregistered-refund-decision', outcomes: RefundOutcome, review: [RefundOutcome.Escalate] })
+class UnregisteredRefundDecision implements Decision<RefundAbuse, RefundOutcome> {
+  decide(_assessment: Assessment<RefundAbuse>): RefundOutcome {
+    return RefundOutcome.Escalate;
+  }
+}
 
 /** An app service the policy injects: active Moderators and the listed staff ids may resolve. */
 @Injectable()
@@ -215,6 +226,15 @@ describe('Resolving a Review', () => {
         new RegExp(`cannot resolve record #${record.id}: it is not an Outcome of refund-decision`),
       );
     }
+    expect((await context.row(record.id)).isAwaitingReview()).toBe(true);
+  });
+
+  it('InvalidResolution: the Decision that sent the record to Review is not registered, so its Outcomes are unknown', async () => {
+    const { assessment, record } = await assessRefund(context, 'Refund me.');
+    await assessment.decide(new UnregisteredRefundDecision());
+    const error = await refusal(context.records.resolve(await context.row(record.id), RefundOutcome.Approve, STAFF));
+    expect(error).toBeInstanceOf(InvalidResolution);
+    expect(error.message).toMatch(/unregistered-refund-decision, which is not registered.*JudgmentModule\.forFeature/);
     expect((await context.row(record.id)).isAwaitingReview()).toBe(true);
   });
 

@@ -52,6 +52,10 @@ export class JudgmentRegistry {
     return this.judgmentsByName.has(name);
   }
 
+  hasDecision(name: string): boolean {
+    return this.decisionsByName.has(name);
+  }
+
   judgments(): Type<Judgment>[] {
     return [...this.judgmentsByName.values()];
   }

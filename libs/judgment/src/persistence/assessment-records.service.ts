@@ -227,6 +227,12 @@ export class AssessmentRecords {
   private checkResolution(record: AssessmentRecord, resolution: Outcome) {
     if (record.isResolved()) throw alreadyResolved(record);
     if (!record.isAwaitingReview() || record.decision === null) throw notAwaitingReview(record);
+    if (!this.registry.hasDecision(record.decision)) {
+      throw new InvalidResolution(
+        `Record #${record.id} was decided by ${record.decision}, which is not registered, so its Outcomes are unknown: ` +
+          `add ${record.decision} to JudgmentModule.forFeature([...]) to resolve it.`,
+      );
+    }
     const metadata = decisionMetadata(this.registry.decision(record.decision));
     const resolved = metadata.outcomes.find((outcome) => String(outcome) === String(resolution));
     if (resolved === undefined) {

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { Logger, type Type } from '@nestjs/common';
 import { EngineNotConfigured, UnpinnedModel } from '../errors';
 import type { EngineConnectionOptions, JudgmentModuleOptions } from '../judgment.options';
@@ -69,6 +70,16 @@ export class EngineManager {
     /** Instantiates Engine-class drivers (the module resolves them through DI); default `new`. */
     private readonly resolveClass: (engineClass: Type<Engine>) => Engine = (engineClass) => new engineClass(),
   ) {}
+
+  /** What the manager shows when logged or serialised: its connections' names, never their options (keys). */
+  toJSON(): { defaultConnection: string | null; connections: string[] } {
+    const { engine, engines } = this.options;
+    return { defaultConnection: engine === undefined ? 'jev' : engine, connections: Object.keys(engines ?? {}) };
+  }
+
+  [inspect.custom](): string {
+    return `EngineManager ${JSON.stringify(this.toJSON())}`;
+  }
 
   /** Registers a driver for every EngineManager (e.g. before the module starts). */
   static extend(driver: string, factory: EngineFactory): void {

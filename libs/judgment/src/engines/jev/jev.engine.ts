@@ -1,5 +1,6 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { setTimeout as delay } from 'node:timers/promises';
+import { inspect } from 'node:util';
 import { Provenance } from '../../assessment/provenance';
 import { EngineNotConfigured, EngineRejectedRequest } from '../../errors';
 import type { EngineConnectionOptions } from '../../judgment.options';
@@ -37,24 +38,40 @@ export type Sleep = (milliseconds: number) => Promise<unknown>;
 export class JevEngine implements Engine {
   private readonly http: AxiosInstance;
   private readonly endpoint: string;
+  private readonly settings: Omit<JevSettings, 'key'>;
+  /** The API key lives only here (an ES private field: not in JSON, util.inspect or the axios defaults). */
+  readonly #key: string | null;
 
   constructor(
-    private readonly settings: JevSettings,
+    settings: JevSettings,
     private readonly sleep: Sleep = delay,
   ) {
+    const { key, ...visible } = settings;
+    this.#key = key;
+    this.settings = visible;
     this.endpoint = `${settings.url}/v1/systemone`;
     this.http = axios.create({
       timeout: Math.round(settings.timeout * 1000),
-      headers: {
-        Accept: 'application/json',
-        'Content-Type': 'application/json',
-        ...(settings.key === null ? {} : { Authorization: `Bearer ${settings.key}` }),
-      },
+      headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
       responseType: 'text',
       transformResponse: [(data: unknown) => data],
       validateStatus: () => true,
       maxRedirects: 0,
     });
+    // The Authorization header is added per request, so it never sits in the instance's defaults.
+    this.http.interceptors.request.use((config) => {
+      if (this.#key !== null) config.headers.set('Authorization', `Bearer ${this.#key}`);
+      return config;
+    });
+  }
+
+  /** What the driver shows when logged or serialised: never the key. */
+  toJSON(): { connection: string; driver: string; model: string; url: string } {
+    return { connection: this.settings.connection, driver: 'jev', model: this.settings.model, url: this.settings.url };
+  }
+
+  [inspect.custom](): string {
+    return `JevEngine ${JSON.stringify(this.toJSON())}`;
   }
 
   /** Checks a connection's options and builds its driver; EngineNotConfigured names what to fix. */
@@ -97,7 +114,7 @@ export class JevEngine implements Engine {
       requestId: typeof header === 'string' && header !== '' ? header : null,
     };
     if (response.status < 200 || response.status > 299) {
-      throw statusError(response.status, String(response.data ?? ''), origin, attempts, this.settings.key);
+      throw statusError(response.status, String(response.data ?? ''), origin, attempts, this.#key);
     }
     const reading = readResponse(String(response.data ?? ''), request.questions, origin);
     return {

@@ -103,4 +103,14 @@ describe('the API key never leaves the driver', () => {
     const { provenance } = await manager.connection().answer(ask);
     expect(inspect(provenance, { depth: null })).not.toContain(SECRET);
   });
+
+  it('is absent from the connection itself when it is logged or serialised, yet sent as the Bearer token', async () => {
+    const manager = new EngineManager({ engines: { jev: { key: SECRET, url, model: 'jev-1.13.0' } } });
+    const engine = manager.connection();
+    expect(inspect(engine, { depth: null, showHidden: true })).not.toContain(SECRET);
+    expect(JSON.stringify(engine)).not.toContain(SECRET);
+    expect(inspect(manager, { depth: null })).not.toContain(SECRET);
+    await engine.answer(ask);
+    expect(simulator.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
+  });
 });

@@ -160,4 +160,21 @@ describe('Assessment', () => {
       Assessment.fromAnswers(ticket, ticket.questions(), { language: { english: 1, italian: 0 } }, jevProvenance());
     expect(missing).toThrow(/missing "other"/);
   });
+
+  it('fromAnswers() refuses probabilities outside 0..1 or that are not numbers, from any Engine or record', () => {
+    const build = (encoded: Record<string, unknown>) => () =>
+      Assessment.fromAnswers(refundAbuse, refundAbuse.questions(), encoded as never, jevProvenance());
+    expect(build({ abusive: 1.7 })).toThrow(/"abusive" on refund-abuse is not a probability from 0 to 1/);
+    expect(build({ abusive: Number.NaN })).toThrow(/not a probability from 0 to 1/);
+    expect(build({ credibility: [0.5, 0.5, -0.1, 0.1] })).toThrow(/4 probabilities from 0 to 1/);
+    expect(build({ credibility: ['0.5', 0.5, 0, 0] })).toThrow(/4 probabilities from 0 to 1/);
+    const outOfRange = () =>
+      Assessment.fromAnswers(
+        ticket,
+        ticket.questions(),
+        { language: { english: 2, italian: 0, other: 0 } },
+        jevProvenance(),
+      );
+    expect(outOfRange).toThrow(/not for "english"/);
+  });
 });

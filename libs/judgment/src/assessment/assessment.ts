@@ -187,27 +187,33 @@ function describeDecision(decision: unknown): string {
 
 function decodeAnswer(judgment: string, key: string, question: DeclaredQuestion, value: EncodedAnswer): AnyAnswer {
   const bad = (expected: string) =>
-    new TypeError(`The stored answer to "${key}" on ${judgment} is not ${expected}: ${JSON.stringify(value)}.`);
+    new TypeError(`The answer to "${key}" on ${judgment} is not ${expected}: ${JSON.stringify(value)}.`);
   if (question instanceof Likelihood) {
-    if (typeof value !== 'number') throw bad('a probability');
+    if (!isProbability(value)) throw bad('a probability from 0 to 1');
     return new LikelihoodAnswer(value);
   }
   if (question instanceof Rating) {
-    if (!Array.isArray(value) || value.length !== question.levels.length) {
-      throw bad(`a list of ${question.levels.length} probabilities`);
+    if (!Array.isArray(value) || value.length !== question.levels.length || !value.every(isProbability)) {
+      throw bad(`a list of ${question.levels.length} probabilities from 0 to 1`);
     }
-    return new RatingAnswer(value.map(Number), question.levels);
+    return new RatingAnswer(value, question.levels);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad('a label → probability map');
-  const map = value as Record<string, number>;
+  const map = value as Record<string, unknown>;
   const labels = question instanceof Classification ? question.options() : (question as LikelihoodSet).labels;
   const entries = labels.map((label) => {
-    if (typeof map[label] !== 'number') throw bad(`a probability for every label (missing "${label}")`);
-    return [label, map[label]] as [string, number];
+    const probability = map[label];
+    if (probability === undefined) throw bad(`a probability for every label (missing "${label}")`);
+    if (!isProbability(probability)) throw bad(`a probability from 0 to 1 for every label (not for "${label}")`);
+    return [label, probability] as [string, number];
   });
   return question instanceof Classification
     ? new ClassificationAnswer(key, entries, question.allowsNone)
     : new LikelihoodSetAnswer(key, entries);
+}
+
+function isProbability(value: unknown): value is number {
+  return typeof value === 'number' && value >= 0 && value <= 1;
 }
 
 function encodeAnswer(answer: AnyAnswer): EncodedAnswer {

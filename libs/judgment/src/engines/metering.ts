@@ -33,10 +33,17 @@ export class UsageMeter {
 }
 
 /**
- * A connection's Engine behind its budget: at the ceiling it refuses without asking (EngineBudgetExhausted);
- * every answer is counted by the meter.
+ * A connection's Engine behind its budget: at the ceiling it refuses without asking (EngineBudgetExhausted); every
+ * answer is counted by the meter. Requests in flight count against the budget too, at the size of the last answer
+ * (until a first answer gives that size, one request is asked at a time), so concurrent calls cannot all slip under
+ * the ceiling at once.
  */
 export class MeteredEngine implements Engine {
+  private inFlight = 0;
+  /** Input tokens of the last answer: what a request in flight is expected to spend. */
+  private lastSpend: number | null = null;
+  private readonly waiting: Array<() => void> = [];
+
   constructor(
     /** The connection name. */
     readonly connection: string,
@@ -51,16 +58,35 @@ export class MeteredEngine implements Engine {
   }
 
   async answer(request: EngineRequest): Promise<EngineResponse> {
+    if (this.budget !== null) await this.reserve(this.budget);
+    const before = this.meter.usage(this.connection);
+    try {
+      const response = await this.engine.answer(request);
+      this.meter.record(this.connection, response?.provenance);
+      this.lastSpend = this.meter.usage(this.connection) - before;
+      return response;
+    } finally {
+      if (this.budget !== null) this.release();
+    }
+  }
+
+  private async reserve(budget: number): Promise<void> {
+    while (this.lastSpend === null && this.inFlight > 0) await new Promise<void>((wake) => this.waiting.push(wake));
     const used = this.meter.usage(this.connection);
-    if (this.budget !== null && used >= this.budget) {
+    const reserved = this.inFlight * (this.lastSpend ?? 0);
+    if (used + reserved >= budget) {
       throw new EngineBudgetExhausted(
-        `The Engine connection "${this.connection}" has spent its budget: ${used} input tokens used of ` +
-          `${this.budget} allowed in this process, so nothing was sent. Raise engines.${this.connection}.budget ` +
+        `The Engine connection "${this.connection}" has spent its budget: ${used} input tokens used` +
+          (reserved > 0 ? ` and about ${reserved} in requests under way` : '') +
+          ` of ${budget} allowed in this process, so nothing was sent. Raise engines.${this.connection}.budget ` +
           '(JUDGMENT_BUDGET), or set it to null for no limit; the count starts again when the process restarts.',
       );
     }
-    const response = await this.engine.answer(request);
-    this.meter.record(this.connection, response?.provenance);
-    return response;
+    this.inFlight += 1;
+  }
+
+  private release(): void {
+    this.inFlight -= 1;
+    for (const wake of this.waiting.splice(0)) wake();
   }
 }

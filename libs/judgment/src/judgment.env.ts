@@ -1,3 +1,6 @@
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './engines/connection.settings';
+import { DEFAULT_JEV_URL } from './engines/jev/jev.engine';
+import { DEFAULT_MOCK_MODEL } from './engines/mock/mock.engine';
 import { JudgmentError } from './errors';
 import type { JudgmentModuleOptions } from './judgment.options';
 
@@ -18,11 +21,11 @@ export function judgmentOptionsFromEnv(env: Env = process.env): JudgmentModuleOp
       jev: {
         driver: 'jev',
         key: read.string('TYPESAFE_API_KEY') ?? null,
-        url: read.string('TYPESAFE_BASE_URL') ?? 'https://api.typesafe.ai',
+        url: read.string('TYPESAFE_BASE_URL') ?? DEFAULT_JEV_URL,
         model: read.string('JUDGMENT_JEV_MODEL') ?? 'jev-1.13.0',
         allowAliases: read.boolean('JUDGMENT_JEV_ALLOW_ALIASES') ?? false,
-        timeout: read.number('JUDGMENT_JEV_TIMEOUT', { min: 0, exclusiveMin: true }) ?? 10,
-        retries: read.integer('JUDGMENT_JEV_RETRIES', { min: 0 }) ?? 3,
+        timeout: read.number('JUDGMENT_JEV_TIMEOUT', { min: 0, exclusiveMin: true }) ?? DEFAULT_TIMEOUT_SECONDS,
+        retries: read.integer('JUDGMENT_JEV_RETRIES', { min: 0 }) ?? DEFAULT_RETRIES,
         budget: read.integer('JUDGMENT_BUDGET', { min: 0 }) ?? null,
       },
       laya: {
@@ -32,12 +35,12 @@ export function judgmentOptionsFromEnv(env: Env = process.env): JudgmentModuleOp
         url: read.string('LAYA_BASE_URL') ?? 'http://localhost:8000',
         model: read.string('JUDGMENT_LAYA_MODEL') ?? 'english',
         allowAliases: read.boolean('JUDGMENT_LAYA_ALLOW_ALIASES') ?? false,
-        timeout: read.number('JUDGMENT_LAYA_TIMEOUT', { min: 0, exclusiveMin: true }) ?? 10,
-        retries: read.integer('JUDGMENT_LAYA_RETRIES', { min: 0 }) ?? 3,
+        timeout: read.number('JUDGMENT_LAYA_TIMEOUT', { min: 0, exclusiveMin: true }) ?? DEFAULT_TIMEOUT_SECONDS,
+        retries: read.integer('JUDGMENT_LAYA_RETRIES', { min: 0 }) ?? DEFAULT_RETRIES,
         maxLabels: read.integer('JUDGMENT_LAYA_MAX_LABELS', { min: 2 }) ?? 20,
         budget: read.integer('JUDGMENT_BUDGET', { min: 0 }) ?? null,
       },
-      mock: { driver: 'mock', model: 'mock-1.0.0' },
+      mock: { driver: 'mock', model: DEFAULT_MOCK_MODEL },
     },
     throwOnFailure: read.boolean('JUDGMENT_THROW_ON_FAILURE') ?? true,
     persistence: {

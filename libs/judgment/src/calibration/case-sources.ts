@@ -6,6 +6,7 @@ import { type EvidenceMap, UntrustedText } from '../definition/evidence';
 import { type Judgment, type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
 import { InvalidCalibration } from '../errors';
 import { AssessmentRecord } from '../persistence/assessment-record.entity';
+import { findByKey } from '../persistence/entity-reference';
 import { LabelledCase } from './labelled-case';
 
 /** Cases read from a source, and the Resolutions skipped for lack of a Subject. */
@@ -41,7 +42,7 @@ export async function datasetCases<J extends Judgment>(
     if (subject !== null && typeof subject === 'object' && !Array.isArray(subject)) {
       entity = Object.assign(repository.create(), subject);
     } else if (typeof subject === 'string' || typeof subject === 'number') {
-      entity = await findEntity(dataSource as DataSource, metadata, subject);
+      entity = await findByKey(dataSource as DataSource, metadata, subject);
       if (!entity) {
         throw new InvalidCalibration(`${at} names the Subject ${metadata.name} ${subject}, which does not exist.`);
       }
@@ -165,19 +166,7 @@ function subjectMetadata(
 async function recordSubject(dataSource: DataSource, record: AssessmentRecord): Promise<object | null> {
   if (record.subjectType === null || record.subjectId === null) return null;
   const metadata = dataSource.entityMetadatas.find((entity) => entity.name === record.subjectType);
-  return metadata ? findEntity(dataSource, metadata, record.subjectId) : null;
-}
-
-/** An entity by its primary key (a composite key as a JSON list, as records store it). */
-async function findEntity(
-  dataSource: DataSource,
-  metadata: EntityMetadata,
-  key: string | number,
-): Promise<object | null> {
-  const columns = metadata.primaryColumns;
-  const values = columns.length === 1 ? [key] : (JSON.parse(String(key)) as unknown[]);
-  const where = Object.assign({}, ...columns.map((column, index) => column.createValueMap(values[index])));
-  return dataSource.getRepository(metadata.target).findOneBy(where);
+  return metadata ? findByKey(dataSource, metadata, record.subjectId) : null;
 }
 
 /** A dataset case's truth: `{ key: boolean }`, nested objects read as Likelihood Set labels (`set.label`). */

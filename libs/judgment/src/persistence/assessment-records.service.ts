@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { type FindOptionsWhere, IsNull, LessThan, Not } from 'typeorm';
-import type { EntityMetadata } from 'typeorm';
 import { Assessment, type EncodedAnswers } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
 import { type Decision, type Outcome, decisionMetadata } from '../definition/decision.decorator';
@@ -15,7 +14,7 @@ import { readQuestions } from '../questions/question';
 import { ResolutionPolicyHost } from '../review/resolution-policy';
 import { AssessmentRecord } from './assessment-record.entity';
 import { AssessmentRecorder } from './assessment.recorder';
-import { type EntityReference, entityReference, isEntity } from './entity-reference';
+import { type EntityReference, entityReference, findByKey, isEntity } from './entity-reference';
 import type { Reviewer } from './reviewer';
 
 /** Filters of the record queries (lists are oldest first). */
@@ -200,7 +199,7 @@ export class AssessmentRecords {
           'the Judgment',
       );
     }
-    const subject = await dataSource.getRepository(metadata.target).findOneBy(primaryKey(metadata, record.subjectId));
+    const subject = await findByKey(dataSource, metadata, record.subjectId);
     if (!subject) {
       throw unrebuildable(record, `its Subject ${record.subjectType} #${record.subjectId} no longer exists`);
     }
@@ -315,11 +314,4 @@ function notAwaitingReview(record: AssessmentRecord): InvalidResolution {
 
 function describeReviewer(reference: EntityReference | null): string {
   return reference ? `reviewer ${reference.type} #${reference.id}` : 'the reviewer';
-}
-
-/** The `where` of an entity's primary key from a stored subject_id (composite keys are stored as a JSON list). */
-function primaryKey(metadata: EntityMetadata, id: string): Record<string, unknown> {
-  const columns = metadata.primaryColumns;
-  const values = columns.length === 1 ? [id] : (JSON.parse(id) as unknown[]);
-  return Object.assign({}, ...columns.map((column, index) => column.createValueMap(values[index])));
 }

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityMetadata } from 'typeorm';
 
 /** A saved TypeORM entity as a record stores it: its entity name and primary key (as a string). */
 export interface EntityReference {
@@ -23,4 +23,16 @@ export function entityReference(dataSource: DataSource | null, value: unknown): 
   const ids = metadata.primaryColumns.map((column) => column.getEntityValue(value));
   if (ids.length === 0 || ids.some((id) => id === undefined || id === null)) return null;
   return { type: metadata.name, id: ids.length === 1 ? String(ids[0]) : JSON.stringify(ids) };
+}
+
+/** Loads an entity by its primary key as a record stores it (a composite key as a JSON list); null when gone. */
+export function findByKey(
+  dataSource: DataSource,
+  metadata: EntityMetadata,
+  key: string | number,
+): Promise<object | null> {
+  const columns = metadata.primaryColumns;
+  const values = columns.length === 1 ? [key] : (JSON.parse(String(key)) as unknown[]);
+  const where = Object.assign({}, ...columns.map((column, index) => column.createValueMap(values[index])));
+  return dataSource.getRepository(metadata.target).findOneBy(where);
 }

@@ -3,7 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssessmentCache } from './cache/assessment.cache';
 import { Calibration } from './calibration/calibration.service';
-import { decisionMetadata, isDecision } from './definition/decision.decorator';
+import { isDecision } from './definition/decision.decorator';
 import { judgmentMetadata } from './definition/judgment.decorator';
 import { JudgmentRegistry, isJudgmentClass } from './definition/judgment.registry';
 import { EngineManager } from './engines/engine.manager';
@@ -121,7 +121,6 @@ export class JudgmentModule extends JudgmentConfigurableModule {
       useFactory: (registry: JudgmentRegistry) => registry.register(classes),
       inject: [JudgmentRegistry],
     };
-    for (const decision of decisions) decisionMetadata(decision);
     return {
       module: JudgmentFeatureModule,
       imports: [JudgmentRegistryModule],

@@ -153,7 +153,6 @@ export class Judge {
     return assessment;
   }
 
-  /** Records an answered attempt and links it for deciding; required recording that fails throws. */
   /** Links an answered Assessment for deciding and records it; required recording that fails throws. */
   private async record(
     attempt: Attempt,

@@ -1,6 +1,6 @@
 // Calibration end to end on PostgreSQL: the builder, the case sources, grouping, scoring and the report's JSON.
 import type { INestApplication } from '@nestjs/common';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource, type Repository } from 'typeorm';
@@ -57,7 +57,10 @@ describe('Calibration', () => {
     records = app.get(DataSource).getRepository(AssessmentRecord);
   });
 
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await app?.close();
+    rmSync(datasets, { recursive: true, force: true });
+  });
 
   beforeEach(async () => {
     stubLog.reset();

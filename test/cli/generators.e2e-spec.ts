@@ -37,8 +37,7 @@ function typeErrors(files: string[]): string[] {
 
 describe('judgment generators', () => {
   // Under the repo (so `nestjs-judgment` resolves), in a `tmp` folder the type-check and lint of the repo skip.
-  const tmp = join(ROOT, 'test', 'cli', 'tmp');
-  const project = join(tmp, `generators-${process.pid}`);
+  const project = join(ROOT, 'test', 'cli', 'tmp', `generators-${process.pid}`);
   const src = join(project, 'src');
   const judgmentsDir = relative(ROOT, join(src, 'judgments'));
   const decisionsDir = relative(ROOT, join(src, 'decisions'));
@@ -83,7 +82,7 @@ export class Refund {
     expect(decision).toMatchObject({ code: 0, stdout: `Created ${relative(ROOT, decisionFile)}\n` });
   }, 30_000);
 
-  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
 
   it('writes a Judgment and a Decision that compile against nestjs-judgment', () => {
     expect(typeErrors([judgmentFile, decisionFile])).toEqual([]);
@@ -106,15 +105,17 @@ export class Refund {
   });
 
   it('refuses to overwrite a file unless --force is given', async () => {
-    writeFileSync(judgmentFile, '// edited by hand\n');
-    const refused = await cli(['make:judgment', 'RefundAbuse', '--subject=Refund', `--dir=${judgmentsDir}`]);
+    // A file of its own: the other tests import the generated refund-abuse.judgment.ts.
+    const edited = join(src, 'judgments', 'refund-claim.judgment.ts');
+    writeFileSync(edited, '// edited by hand\n');
+    const refused = await cli(['make:judgment', 'RefundClaim', '--subject=Refund', `--dir=${judgmentsDir}`]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`${relative(ROOT, judgmentFile)} already exists: pass --force to overwrite it.`);
-    expect(readFileSync(judgmentFile, 'utf8')).toBe('// edited by hand\n');
+    expect(refused.stderr).toContain(`${relative(ROOT, edited)} already exists: pass --force to overwrite it.`);
+    expect(readFileSync(edited, 'utf8')).toBe('// edited by hand\n');
 
-    const forced = await cli(['make:judgment', 'RefundAbuse', '--subject=Refund', `--dir=${judgmentsDir}`, '--force']);
+    const forced = await cli(['make:judgment', 'RefundClaim', '--subject=Refund', `--dir=${judgmentsDir}`, '--force']);
     expect(forced.code).toBe(0);
-    expect(readFileSync(judgmentFile, 'utf8')).toContain('export class RefundAbuse implements Judgment');
+    expect(readFileSync(edited, 'utf8')).toContain('export class RefundClaim implements Judgment');
   }, 30_000);
 
   it('names what is missing when the Subject class cannot be found', async () => {

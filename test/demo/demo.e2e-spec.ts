@@ -1,6 +1,8 @@
 // The README's first command, `npm run demo`, as a real process on a fresh clone with no services configured, and
 // the other entry points of the demo app.
-import { freePort, freshCloneEnv, printed, run, start, stop } from './support';
+import { freePort, freshCloneEnv, printed, run, start, stop, stopAll } from './support';
+
+afterEach(() => stopAll());
 
 describe('npm run demo', () => {
   it('seeds cases, assesses them, prints the Outcomes and the Review queue, and exits 0 with a summary', async () => {

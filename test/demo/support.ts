@@ -17,6 +17,11 @@ export function freshCloneEnv(extra: Record<string, string> = {}): NodeJS.Proces
   return { ...env, ...extra };
 }
 
+/** How long a started command may live: it is killed before the e2e test timeout (60 s) ends its test. */
+export const LIFETIME_MS = 45_000;
+/** How long a command may take to exit after SIGTERM before it is SIGKILLed. */
+const EXIT_DEADLINE_MS = 5_000;
+
 /** A started command with its output so far. */
 export interface Running {
   readonly child: ChildProcess;
@@ -25,28 +30,61 @@ export interface Running {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts a command in the repository root, in a process group of its own (see stop()). */
-export function start(command: string, args: string[], env: NodeJS.ProcessEnv): Running {
+/** Commands started and not yet exited (see stopAll()). */
+const started = new Set<Running>();
+
+/**
+ * Starts a command in the repository root, in a process group of its own (see stop()). The group is SIGKILLed when
+ * it is still running after `lifetimeMs`, so no command outlives its test.
+ */
+export function start(command: string, args: string[], env: NodeJS.ProcessEnv, lifetimeMs = LIFETIME_MS): Running {
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const lifetime = setTimeout(() => signalGroup(child, 'SIGKILL'), lifetimeMs).unref();
   const running: Running = {
     child,
     stdout: '',
     stderr: '',
-    exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal }))),
+    exited: new Promise((resolve) =>
+      child.on('exit', (code, signal) => {
+        clearTimeout(lifetime);
+        started.delete(running);
+        resolve({ code, signal });
+      }),
+    ),
   };
+  started.add(running);
   child.stdout!.on('data', (chunk) => (running.stdout += String(chunk)));
   child.stderr!.on('data', (chunk) => (running.stderr += String(chunk)));
   return running;
 }
 
-/** Sends SIGTERM to the command's process group (npm and the node process it runs) and waits for its end. */
-export async function stop(running: Running): Promise<void> {
+/** Sends `signal` to the command's process group (npm and the node process it runs); false when none is left. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
   try {
-    process.kill(-running.child.pid!, 'SIGTERM');
+    process.kill(-child.pid!, signal);
+    return true;
   } catch {
-    // already ended
+    return false; // already ended
+  }
+}
+
+/** SIGTERMs the command's process group, SIGKILLs it when any of it still runs after 5 s, and waits for its end. */
+export async function stop(running: Running): Promise<void> {
+  signalGroup(running.child, 'SIGTERM');
+  const deadline = Date.now() + EXIT_DEADLINE_MS;
+  while (signalGroup(running.child, 0)) {
+    if (Date.now() > deadline) {
+      signalGroup(running.child, 'SIGKILL');
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await running.exited;
+}
+
+/** Stops every command still running (call it in afterEach: a test that timed out never reached its own stop()). */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...started].map(stop));
 }
 
 /** Runs a command to its end. */

@@ -22,6 +22,8 @@ import {
   judgmentEntities,
   judgmentMigrations,
   Likelihood,
+  type ResolutionPolicy,
+  type Reviewer,
 } from 'nestjs-judgment';
 import { JudgmentHttpModule, type JudgmentHttpOptions } from 'nestjs-judgment/http';
 import request from 'supertest';
@@ -58,7 +60,21 @@ class FakeAuthentication implements NestMiddleware {
   }
 }
 
-async function startApp(http: JudgmentHttpOptions, authenticated = false): Promise<INestApplication> {
+/** Lets everyone resolve, and keeps the reviewers it was asked about. */
+@Injectable()
+class RecordingPolicy implements ResolutionPolicy {
+  static readonly asked: Reviewer[] = [];
+  canResolve(reviewer: Reviewer): boolean {
+    RecordingPolicy.asked.push(reviewer);
+    return true;
+  }
+}
+
+async function startApp(
+  http: JudgmentHttpOptions,
+  authenticated = false,
+  resolutionPolicy?: typeof RecordingPolicy,
+): Promise<INestApplication> {
   @Module({
     imports: [
       TypeOrmModule.forRoot({
@@ -69,7 +85,7 @@ async function startApp(http: JudgmentHttpOptions, authenticated = false): Promi
         migrationsRun: true,
       }),
       EventEmitterModule.forRoot(),
-      JudgmentModule.forRoot({ engine: 'mock', engines: { mock: { driver: 'mock' } }, log: false }),
+      JudgmentModule.forRoot({ engine: 'mock', engines: { mock: { driver: 'mock' } }, log: false, resolutionPolicy }),
       JudgmentModule.forFeature([NoteCheck]),
       JudgmentHttpModule.forRoot(http),
     ],
@@ -97,8 +113,8 @@ afterAll(async () => {
   for (const app of opened) await app.close();
 });
 
-async function app(http: JudgmentHttpOptions, authenticated = false) {
-  const started = await startApp(http, authenticated);
+async function app(http: JudgmentHttpOptions, authenticated = false, resolutionPolicy?: typeof RecordingPolicy) {
+  const started = await startApp(http, authenticated, resolutionPolicy);
   opened.push(started);
   return { started, server: started.getHttpServer(), record: await recordInReview(started) };
 }
@@ -111,12 +127,20 @@ it('without canView every read is forbidden', async () => {
 });
 
 it('without reviewerFrom the reviewer is request.user, and a request without one is forbidden', async () => {
-  const { server, record } = await app({ canView: () => true });
-  const { body } = await request(server)
-    .post(`/judgment/records/${record}/resolve`)
+  const authenticated = await app({ canView: () => true }, true, RecordingPolicy);
+  await request(authenticated.server)
+    .post(`/judgment/records/${authenticated.record}/resolve`)
+    .send({ resolution: 'keep' })
+    .expect(200);
+  expect(RecordingPolicy.asked).toEqual([{ type: 'user', id: 7 }]);
+
+  const anonymous = await app({ canView: () => true }, false, RecordingPolicy);
+  const { body } = await request(anonymous.server)
+    .post(`/judgment/records/${anonymous.record}/resolve`)
     .send({ resolution: 'keep' })
     .expect(403);
   expect(body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('names no reviewer') });
+  expect(RecordingPolicy.asked).toHaveLength(1);
 });
 
 it('without a ResolutionPolicy every resolve is forbidden, and the record stays in Review', async () => {

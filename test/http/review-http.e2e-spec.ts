@@ -4,7 +4,8 @@ import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { JevSimulator } from '../../apps/jev-simulator/src';
-import { clearPrefix, openDatabase, recreateDatabase, startApi, startWorker, uniquePrefix, waitFor } from './support';
+import { clearPrefix } from '../support/redis';
+import { openDatabase, recreateDatabase, startApi, startWorker, uniquePrefix, waitFor } from './support';
 
 const DATABASE = 'judgment_http';
 const KEY = 'http-suite-key';

@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import IORedis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { supportDeskConfig, type Env } from '../../apps/support-desk/src/config/support-desk.config';
 import { SupportDeskModule } from '../../apps/support-desk/src/support-desk.module';
@@ -25,19 +24,6 @@ export function openDatabase(database: string): Promise<DataSource> {
 /** A BullMQ key prefix of its own, so the suite's jobs never meet another suite's workers. */
 export function uniquePrefix(suite: string): string {
   return `${suite}-${randomUUID().slice(0, 8)}`;
-}
-
-/** Deletes every Redis key under a prefix (the suite's queues). */
-export async function clearPrefix(prefix: string): Promise<void> {
-  const redis = new IORedis({ host: '127.0.0.1', port: 6379, lazyConnect: true });
-  await redis.connect();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await redis.quit();
 }
 
 /** The support desk's HTTP API, bootstrapped like main.ts (with a queue it only dispatches). */

@@ -25,6 +25,7 @@ import {
   uniquePrefix,
   waitFor,
 } from './queue.fixtures';
+import { clearPrefix } from '../support/redis';
 
 const DATABASE = 'judgment_queue';
 const ASSESS = 'judgment-assess';
@@ -34,6 +35,8 @@ let sim: JevSimulator;
 let simulatorUrl: string;
 let db: DataSource;
 const opened: { close(): Promise<unknown> }[] = [];
+/** The BullMQ prefixes the current test used: their keys are deleted after it. */
+const prefixes = new Set<string>();
 
 beforeAll(async () => {
   await freshDatabase(DATABASE);
@@ -52,8 +55,10 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  // Apps first (their workers drain), then the inspecting queues.
+  // Apps first (their workers drain), then the inspecting queues, then the test's keys.
   for (const resource of opened.splice(0).reverse()) await resource.close();
+  for (const prefix of prefixes) await clearPrefix(prefix);
+  prefixes.clear();
 });
 
 afterAll(async () => {
@@ -73,6 +78,7 @@ interface Started {
 /** Starts an app with the queue on (unique prefix unless given) and queues to inspect its jobs. */
 async function start(settings: Partial<QueueAppSettings> = {}): Promise<Started> {
   const prefix = settings.prefix ?? uniquePrefix();
+  prefixes.add(prefix);
   const app = await startQueueApp({ database: DATABASE, simulatorUrl, prefix, ...settings });
   const assess = inspectQueue(settings.queue?.assessQueue ?? ASSESS, prefix);
   const decide = inspectQueue(settings.queue?.decideQueue ?? DECIDE, prefix);
@@ -249,7 +255,7 @@ describe('the assess job', () => {
 });
 
 describe('dispatch options', () => {
-  it('delay and priority are honoured', async () => {
+  it('delay and priority become the assess job options: a delayed job waits in the delayed set', async () => {
     const { judge, assess } = await start();
     const id = await judge.dispatch(new Moderation('Later.'), { delay: 60_000, priority: 3 });
 
@@ -337,24 +343,21 @@ describe('the decide job', () => {
 
 describe('shutdown', () => {
   it('app.close() lets running jobs finish and chain; after a restart every dispatched Judgment is decided once', async () => {
-    sim.setLatency(150);
+    // The Engine answers the first batch only after app.close() was called: close() has to wait for it.
+    sim.setLatency(1500);
     const settings = { prefix: uniquePrefix(), queue: { concurrency: 4 } };
     const first = await start(settings);
     const subject = await customer();
-    const ids: string[] = [];
-    for (let n = 0; n < 20; n++) ids.push(await first.judge.dispatch(new RefundCheck(subject, `Case ${n}.`)));
-    await waitFor(
-      'jobs to be running',
-      async () => (await first.assess.getActiveCount()) > 0 && (await first.assess.getCompletedCount()) >= 4,
-    );
+    for (let n = 0; n < 20; n++) await first.judge.dispatch(new RefundCheck(subject, `Case ${n}.`));
+    await waitFor('the first batch to be running', async () => (await first.assess.getActiveCount()) === 4);
 
     await first.app.close();
     const counts = await first.assess.getJobCounts('active', 'waiting', 'completed', 'failed');
-    expect(counts.active).toBe(0);
-    expect(counts.failed).toBe(0);
+    expect(counts).toMatchObject({ active: 0, completed: 4, failed: 0 });
     expect(counts.waiting).toBeGreaterThan(0);
     expect(await first.decide.getJobCounts('active', 'failed')).toEqual({ active: 0, failed: 0 });
 
+    sim.setLatency(0);
     const second = await start(settings);
     await waitFor('every Judgment to be decided', async () => (await second.decide.getCompletedCount()) === 20, 30_000);
     const rows = await records();

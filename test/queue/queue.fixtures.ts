@@ -24,8 +24,8 @@ import {
   Likelihood,
   judgmentEntities,
 } from 'nestjs-judgment';
+import { REDIS } from '../support/redis';
 
-export const REDIS = { host: '127.0.0.1', port: 6379 };
 export const API_KEY = 'sk-queue-test';
 export const MODEL = 'jev-1.13.0';
 

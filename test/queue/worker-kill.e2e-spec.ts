@@ -18,15 +18,21 @@ import {
   uniquePrefix,
   waitFor,
 } from './queue.fixtures';
+import { clearPrefix } from '../support/redis';
 
 const DATABASE = 'judgment_queue_kill';
 const JUDGMENTS = 1000;
 const KILL_AFTER = 300;
 const CONCURRENCY = 16;
+/** How long the test may wait for the workers, in all: well inside the e2e test timeout. */
+const WAIT_BUDGET_MS = 45_000;
+/** How long a worker may take to exit after SIGTERM before it is SIGKILLed. */
+const EXIT_DEADLINE_MS = 10_000;
 
 let sim: JevSimulator;
 let db: DataSource;
 let producer: INestApplicationContext | undefined;
+let prefix: string | undefined;
 const queues: Queue[] = [];
 const workers: ChildProcess[] = [];
 
@@ -38,17 +44,27 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const worker of workers) {
-    if (worker.exitCode === null && worker.signalCode === null) {
-      worker.kill('SIGTERM');
-      await once(worker, 'exit');
-    }
-  }
+  for (const worker of workers) await stopWorker(worker);
   await producer?.close();
   for (const queue of queues) await queue.close();
+  if (prefix) await clearPrefix(prefix);
   await db?.destroy();
   await sim?.stop();
 });
+
+/** SIGTERM (the worker closes gracefully), then SIGKILL when it has not exited within EXIT_DEADLINE_MS. */
+async function stopWorker(worker: ChildProcess): Promise<void> {
+  if (worker.exitCode !== null || worker.signalCode !== null) return;
+  const exited = once(worker, 'exit');
+  worker.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), EXIT_DEADLINE_MS)));
+  if ((await Promise.race([exited, deadline])) === 'late') {
+    worker.kill('SIGKILL');
+    await exited;
+  }
+  clearTimeout(timer);
+}
 
 /** Spawns a worker process on the suite's prefix and database; resolves once it prints `ready`. */
 async function spawnWorker(prefix: string): Promise<ChildProcess> {
@@ -74,9 +90,13 @@ async function spawnWorker(prefix: string): Promise<ChildProcess> {
 }
 
 const startedMoreThanOnce = (jobs: Job[]) => jobs.filter((job) => job.attemptsStarted > 1).length;
+/** Runs beyond the first, over all jobs: each stalled job taken over (or re-run after a late lock renewal). */
+const extraRuns = (jobs: Job[]) => jobs.reduce((sum, job) => sum + Math.max(0, job.attemptsStarted - 1), 0);
 
 it('a worker process killed mid-run loses nothing: every Judgment ends with exactly one decided record', async () => {
-  const prefix = uniquePrefix();
+  const deadline = Date.now() + WAIT_BUDGET_MS;
+  const left = () => Math.max(0, deadline - Date.now());
+  prefix = uniquePrefix();
   producer = await startQueueApp({ database: DATABASE, prefix, simulatorUrl: sim.url!, queue: { runWorkers: false } });
   const assess = inspectQueue('judgment-assess', prefix);
   const decide = inspectQueue('judgment-decide', prefix);
@@ -99,7 +119,7 @@ it('a worker process killed mid-run loses nothing: every Judgment ends with exac
   await waitFor(
     'the first worker to finish some jobs',
     async () => (await assess.getCompletedCount()) >= KILL_AFTER,
-    60_000,
+    left(),
   );
   const activeAtKill = await assess.getActiveCount();
   first.kill('SIGKILL');
@@ -110,7 +130,7 @@ it('a worker process killed mid-run loses nothing: every Judgment ends with exac
   await waitFor(
     'every decide job to complete',
     async () => (await decide.getCompletedCount()) === JUDGMENTS,
-    60_000,
+    left(),
   ).catch(async (error: Error) => {
     const states = ['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed', 'waiting-children'] as const;
     const where = { assess: await assess.getJobCounts(...states), decide: await decide.getJobCounts(...states) };
@@ -140,6 +160,7 @@ it('a worker process killed mid-run loses nothing: every Judgment ends with exac
     answeredRecords: answered,
     decidedRecords: decided,
     assessJobsRestarted: startedMoreThanOnce(assessJobs),
+    assessExtraRuns: extraRuns(assessJobs),
     decideJobsRestarted: startedMoreThanOnce(decideJobs),
     failedJobs: (await assess.getFailedCount()) + (await decide.getFailedCount()),
   };
@@ -152,8 +173,8 @@ it('a worker process killed mid-run loses nothing: every Judgment ends with exac
   expect(counts.failedJobs).toBe(0);
   // The kill hit running jobs: they were taken over by the second worker (stalled-job recovery).
   expect(counts.assessJobsRestarted + counts.decideJobsRestarted).toBeGreaterThan(0);
-  // A job killed after its Engine round re-asks (a paid round) and may leave one undecided answered record; at most
-  // the jobs that were running when the worker died.
-  expect(counts.engineRequests - JUDGMENTS).toBeLessThanOrEqual(CONCURRENCY);
-  expect(answered - JUDGMENTS).toBeLessThanOrEqual(CONCURRENCY);
-}, 90_000);
+  // Only a re-run asks the Engine again (a paid round) or leaves an undecided answered record: a job killed after its
+  // Engine round, or run twice when a busy worker renewed its lock late. At most one of each per extra run.
+  expect(counts.engineRequests - JUDGMENTS).toBeLessThanOrEqual(counts.assessExtraRuns);
+  expect(answered - JUDGMENTS).toBeLessThanOrEqual(counts.assessExtraRuns);
+});

@@ -33,7 +33,8 @@ import { DataSource, type Repository } from 'typeorm';
 import * as ts from 'typescript';
 import { JevSimulator } from '../../apps/jev-simulator/src';
 import { freshCloneEnv, run } from '../demo/support';
-import { clearPrefix, recreateDatabase, waitFor } from '../http/support';
+import { recreateDatabase, waitFor } from '../http/support';
+import { clearPrefix } from '../support/redis';
 import { Refund } from './refund.entity';
 
 const ROOT = join(__dirname, '..', '..');
@@ -69,18 +70,22 @@ describe('the README', () => {
 
 describe('the README examples', () => {
   const sim = new JevSimulator({ apiKey: KEY });
-  const saved = { ...process.env };
+  let env: jest.ReplaceProperty<NodeJS.ProcessEnv> | undefined;
   let app: INestApplication;
 
   beforeAll(async () => {
     const url = await sim.start(0);
-    Object.assign(process.env, {
-      TYPESAFE_API_KEY: KEY,
-      TYPESAFE_BASE_URL: url,
-      SQLITE_PATH: ':memory:',
-      JUDGMENT_LOG: 'false',
-      JUDGMENT_JEV_RETRIES: '0',
-    });
+    env = jest.replaceProperty(
+      process,
+      'env',
+      freshCloneEnv({
+        TYPESAFE_API_KEY: KEY,
+        TYPESAFE_BASE_URL: url,
+        SQLITE_PATH: ':memory:',
+        JUDGMENT_LOG: 'false',
+        JUDGMENT_JEV_RETRIES: '0',
+      }),
+    );
     const { AppModule } = await import('./app.module');
     app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
     await app.init();
@@ -91,7 +96,7 @@ describe('the README examples', () => {
   afterAll(async () => {
     await app?.close();
     await sim.stop();
-    process.env = saved;
+    env?.restore();
   });
 
   const refunds = () => app.get<Repository<Refund>>(getRepositoryToken(Refund));
@@ -104,12 +109,17 @@ describe('the README examples', () => {
       ['It does not fit; I wore it once. [[abusive=0.45]] [[credibility=2:0.6]]', 'escalate', 'in_review'],
       ['Refund me twice or else. [[abusive=0.9]] [[credibility=0:0.8]]', 'reject', 'rejected'],
     ];
+    const created: Refund[] = [];
     for (const [explanation, outcome, status] of cases) {
       const refund = await service.create({ item: 'Kettle', amount: 35, explanation });
+      created.push(refund);
       expect(await service.decide(refund)).toBe(outcome);
       expect((await refunds().findOneByOrFail({ id: refund.id })).status).toBe(status);
     }
-    const record = await app.get(DataSource).getRepository(AssessmentRecord).findOneByOrFail({ id: 1 });
+    const record = await app
+      .get(DataSource)
+      .getRepository(AssessmentRecord)
+      .findOneByOrFail({ subjectType: 'Refund', subjectId: String(created[0].id) });
     expect(record).toMatchObject({ judgment: 'refund-abuse', language: 'en', untrustedPaths: ['request.explanation'] });
   });
 
@@ -352,26 +362,30 @@ describe('the README examples', () => {
 
 describe('the README examples written for PostgreSQL and Redis', () => {
   const sim = new JevSimulator({ apiKey: KEY });
-  const saved = { ...process.env };
+  let env: jest.ReplaceProperty<NodeJS.ProcessEnv> | undefined;
   const opened: INestApplicationContext[] = [];
 
   beforeAll(async () => {
     await recreateDatabase(DATABASE);
     await clearPrefix('refunds');
-    Object.assign(process.env, {
-      TYPESAFE_API_KEY: KEY,
-      TYPESAFE_BASE_URL: await sim.start(0),
-      DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DATABASE}`,
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      JUDGMENT_LOG: 'false',
-    });
+    env = jest.replaceProperty(
+      process,
+      'env',
+      freshCloneEnv({
+        TYPESAFE_API_KEY: KEY,
+        TYPESAFE_BASE_URL: await sim.start(0),
+        DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DATABASE}`,
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        JUDGMENT_LOG: 'false',
+      }),
+    );
   });
 
   afterAll(async () => {
     for (const context of opened.reverse()) await context.close();
     await clearPrefix('refunds');
     await sim.stop();
-    process.env = saved;
+    env?.restore();
   });
 
   it('data-source.ts runs the package migrations', async () => {

@@ -238,6 +238,7 @@ describe('Queries', () => {
 
 describe('Retention: prune()', () => {
   it('deletes records older than retentionDays (31 days old goes with 30, 29 days stays)', async () => {
+    await context.dataSource.getRepository(AssessmentRecord).clear(); // only this test's records count
     const old = await assessRefund(context, 'Old refund.');
     const recent = await assessRefund(context, 'Recent refund.');
     await update(old.record.id, { createdAt: new Date(Date.now() - 31 * DAY_MS) });

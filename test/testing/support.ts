@@ -27,9 +27,7 @@ import {
   type JudgmentTestingOptions,
 } from 'nestjs-judgment/testing';
 import { CapturedLogger, EventLog } from '../../libs/judgment/src/testing/testing.spec-helpers';
-
-/** The Redis every queued suite uses (a unique key prefix per app). */
-export const REDIS = { host: '127.0.0.1', port: 6379 };
+import { REDIS, clearPrefix } from '../support/redis';
 
 @Entity({ name: 'tickets' })
 export class TicketRow {
@@ -98,9 +96,12 @@ export interface Started {
 }
 
 const apps: INestApplication[] = [];
-/** Closes the apps a test started (call it in afterEach). */
+/** The BullMQ prefixes of the queued apps a test started. */
+const prefixes: string[] = [];
+/** Closes the apps a test started, then deletes their queues' Redis keys (call it in afterEach). */
 export async function closeApps(): Promise<void> {
   await Promise.all(apps.splice(0).map((app) => app.close()));
+  for (const prefix of prefixes.splice(0)) await clearPrefix(prefix);
 }
 
 /**
@@ -112,11 +113,11 @@ export async function start(
   options: JudgmentTestingOptions = {},
   scripts: JudgmentScripts = {},
 ): Promise<Started> {
+  const prefix = `judgment-testing-${randomUUID()}`;
+  if (options.queue?.enabled) prefixes.push(prefix);
   let builder = Test.createTestingModule({
     imports: [
-      ...(options.queue?.enabled
-        ? [BullModule.forRoot({ connection: REDIS, prefix: `judgment-testing-${randomUUID()}` })]
-        : []),
+      ...(options.queue?.enabled ? [BullModule.forRoot({ connection: REDIS, prefix })] : []),
       TypeOrmModule.forRoot({
         type: 'better-sqlite3',
         database: ':memory:',

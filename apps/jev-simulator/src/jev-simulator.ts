@@ -187,6 +187,11 @@ export class JevSimulator {
     return this.faults;
   }
 
+  /** Latency timers still waiting to send an answer (none after stop()). */
+  get pendingTimers(): number {
+    return this.timers.size;
+  }
+
   /** Base URL while running, e.g. `http://127.0.0.1:8787`. */
   get url(): string | undefined {
     return this.baseUrl;

@@ -147,7 +147,7 @@ describe('Deciding an Assessment', () => {
   });
 
   it('deciding an unlinked Assessment records nothing: it just returns the Outcome', async () => {
-    const decided = jest.fn(async () => undefined);
+    const decided = jest.fn<Promise<void>, Parameters<AssessmentLink['decided']>>(async () => undefined);
     const linked = assessed(0.8);
     linkAssessment(linked, { decided });
     const unlinked = assessed(0.8);
@@ -156,7 +156,10 @@ describe('Deciding an Assessment', () => {
     expect(linkOf(fake)).toBeUndefined();
     await expect(unlinked.decide(new RefundDecision())).resolves.toBe(RefundOutcome.Reject);
     await expect(fake.outcome()).resolves.toBe(RefundOutcome.Reject);
-    expect(decided).not.toHaveBeenCalled();
+    await expect(linked.decide(new RefundDecision())).resolves.toBe(RefundOutcome.Reject);
+    // Only the linked Assessment reached the link.
+    expect(decided).toHaveBeenCalledTimes(1);
+    expect(decided).toHaveBeenCalledWith(linked, expect.any(RefundDecision), RefundOutcome.Reject);
   });
 
   it('a numeric Outcome enum works', async () => {

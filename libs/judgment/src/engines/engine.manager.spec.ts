@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { JevSimulator } from '../../../../apps/jev-simulator/src';
 import { Provenance } from '../assessment/provenance';
@@ -81,10 +82,11 @@ describe('EngineManager: connections', () => {
   });
 
   it('lets a driver registered globally serve every manager, and one registered on a manager win', () => {
-    EngineManager.extend('global-test-driver', () => new CountingEngine());
-    const options = { engines: { custom: { driver: 'global-test-driver' } } };
+    const driver = `global-test-driver-${randomUUID()}`; // the global registry outlives this test
+    EngineManager.extend(driver, () => new CountingEngine());
+    const options = { engines: { custom: { driver } } };
     expect(manager(options).connection('custom').model()).toBe('counting-2.0.0');
-    const local = manager(options).extend('global-test-driver', () => new MockEngine('local-1.0.0'));
+    const local = manager(options).extend(driver, () => new MockEngine('local-1.0.0'));
     expect(local.connection('custom').model()).toBe('local-1.0.0');
   });
 
@@ -217,14 +219,13 @@ describe('EngineManager: pinned models', () => {
   });
 
   it('takes the environment from NODE_ENV when the option is unset', () => {
-    const before = process.env.NODE_ENV;
-    process.env.NODE_ENV = 'production';
+    const env = jest.replaceProperty(process, 'env', { ...process.env, NODE_ENV: 'production' });
     try {
       expect(() => new EngineManager({ engines: { jev: jevConfig({ model: 'jev-latest' }) } }).connection()).toThrow(
         UnpinnedModel,
       );
     } finally {
-      process.env.NODE_ENV = before;
+      env.restore();
     }
   });
 

@@ -445,15 +445,18 @@ describe('FakeJudge assertions', () => {
     );
   });
 
-  it('a JudgmentAssertionError fails a Jest test with its message', () => {
-    const error = new JudgmentAssertionError('Expected X to be assessed, but it was not.');
-    expect(error).toBeInstanceOf(Error);
-    expect(error.name).toBe('JudgmentAssertionError');
-    expect(() =>
-      expect(() => {
-        throw error;
-      }).not.toThrow(),
-    ).toThrow('Expected X to be assessed, but it was not.');
+  it('a failed assertion throws an Error named JudgmentAssertionError, which Jest reports by name and message', async () => {
+    const { fake } = await start({ 'refund-abuse': clean });
+    let thrown: unknown;
+    try {
+      fake.assertAssessed(RefundAbuse);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(Error);
+    expect(String(thrown)).toBe(
+      'JudgmentAssertionError: Expected RefundAbuse ("refund-abuse") to be assessed, but it was not (assessed: nothing).',
+    );
   });
 });
 

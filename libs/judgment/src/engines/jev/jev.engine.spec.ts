@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import timers from 'node:timers/promises';
 import { JevSimulator } from '../../../../../apps/jev-simulator/src';
 import { Evidence } from '../../definition/evidence';
 import {
@@ -178,12 +179,16 @@ describe('Jev driver: retries', () => {
     expect([...waits.slice(0, 2), ...waits.slice(3)]).toEqual([250, 3000, 60_000, 8000, 16_000, 0]);
   });
 
-  it('really waits the retry-after-ms the Engine asks for', async () => {
-    simulator.fail({ status: 429, retryAfterMs: 30 }, 2);
-    await jev().answer(ask());
-    const [first, second, third] = simulator.requests.map((logged) => logged.at);
-    expect(second - first).toBeGreaterThanOrEqual(29);
-    expect(third - second).toBeGreaterThanOrEqual(29);
+  it('really waits the retry-after-ms the Engine asks for (a timer by default)', async () => {
+    const timer = jest.spyOn(timers, 'setTimeout');
+    try {
+      simulator.fail({ status: 429, retryAfterMs: 30 }, 2);
+      await jev().answer(ask());
+      expect(timer.mock.calls.map(([ms]) => ms)).toEqual([30, 30]);
+      expect(simulator.requests.map((logged) => logged.status)).toEqual([429, 429, 200]);
+    } finally {
+      timer.mockRestore();
+    }
   });
 
   it('never retries other statuses, timeouts or connection errors', async () => {
@@ -270,9 +275,7 @@ describe('Jev driver: failures', () => {
 
   it('fails a timed-out attempt with EngineFailed naming the timeout', async () => {
     simulator.fail({ kind: 'hang' });
-    const started = Date.now();
     const error = await failure(jev({ timeout: 0.2 }).answer(ask()));
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(error.constructor).toBe(EngineFailed);
     expect(error.message).toMatch(
       /did not answer within 0\.2 s \(connection "jev", POST http:\/\/127\.0\.0\.1:\d+\/v1\/systemone\)/,

@@ -29,7 +29,7 @@ describe('mock driver', () => {
     expect(Object.keys(answers.team)).toEqual(['billing', 'tech', 'none']);
     expect(answers.severity).toHaveLength(4);
     for (const distribution of [Object.values(answers.team), answers.severity as number[]]) {
-      expect(distribution.reduce((sum, p) => sum + p, 0)).toBeCloseTo(1, 1);
+      expect(distribution.reduce((sum, p) => sum + p, 0)).toBeCloseTo(1, 9);
     }
   });
 

@@ -44,7 +44,7 @@ function answerFrom(question: Question, draw: () => number): EngineAnswer {
   if (question.kind === 'likelihood') return round(draw());
   const weights = optionsOf(question).map(() => draw() ** 3);
   const total = weights.reduce((sum, weight) => sum + weight, 0) || 1;
-  const probabilities = weights.map((weight) => round(weight / total));
+  const probabilities = inHundredths(weights.map((weight) => weight / total));
   if (question.kind === 'rating') return probabilities;
   return Object.fromEntries(question.options().map((option, index) => [option, probabilities[index]]));
 }
@@ -66,4 +66,15 @@ function draws(seed: string): () => number {
 
 function round(value: number): number {
   return Math.round(value * 100) / 100;
+}
+
+/** A distribution rounded to hundredths that still sums to exactly 1 (largest remainders get the spare hundredths). */
+function inHundredths(shares: readonly number[]): number[] {
+  const scaled = shares.map((share) => share * 100);
+  const units = scaled.map(Math.floor);
+  const spare = 100 - units.reduce((sum, unit) => sum + unit, 0);
+  const byRemainder = scaled.map((value, index) => ({ index, remainder: value - units[index] }));
+  byRemainder.sort((a, b) => b.remainder - a.remainder || a.index - b.index);
+  for (const { index } of byRemainder.slice(0, spare)) units[index] += 1;
+  return units.map((unit) => unit / 100);
 }

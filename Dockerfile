@@ -5,6 +5,9 @@ FROM node:20
 
 WORKDIR /app
 
+# npm 11, as on the development machines: it honours package.json `allowScripts` (which install scripts may run).
+RUN npm install -g npm@11 --no-audit --no-fund
+
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 

@@ -25,6 +25,7 @@ import type { CalibrationReport } from './calibration.report';
 import { CalibrationTally, likelihoodKeys, measuresOf } from './calibration.tally';
 import { type LoadedCases, datasetCases, resolutionCases } from './case-sources';
 import { LabelledCase } from './labelled-case';
+import { describeValue } from './describe-value';
 
 /** Cases in flight when neither `.concurrency()` nor the module option `calibration.concurrency` says otherwise. */
 export const DEFAULT_CALIBRATION_CONCURRENCY = 8;
@@ -112,7 +113,7 @@ export class Calibration {
   for<J extends Judgment>(judgment: JudgmentClass<J>): CalibrationBuilder<J> {
     if (typeof judgment !== 'function' || !isJudgmentClass(judgment)) {
       throw new InvalidCalibration(
-        `${describe(judgment)} is not a Judgment: calibrate a class declared with @Judgment() that has evidence() ` +
+        `${describeValue(judgment)} is not a Judgment: calibrate a class declared with @Judgment() that has evidence() ` +
           'and questions() methods.',
       );
     }
@@ -178,7 +179,7 @@ export class CalibrationBuilder<J extends Judgment> {
     for (const decision of decisions) {
       if (typeof decision !== 'function' || !isDecision(decision)) {
         throw new InvalidCalibration(
-          `${describe(decision)} is not a Decision: pass classes declared with @Decision({ outcomes, review }).`,
+          `${describeValue(decision)} is not a Decision: pass classes declared with @Decision({ outcomes, review }).`,
         );
       }
     }
@@ -375,11 +376,6 @@ function checkConcurrency(value: unknown, what: string): number {
 
 function orList(items: readonly string[]): string {
   return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'function') return value.name || 'An anonymous class';
-  return value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value));
 }
 
 /** Applies one Decision to an answered case; a Decision that throws stops the run, naming itself and the case. */

@@ -2,6 +2,7 @@ import type { Outcome } from '../definition/decision.decorator';
 import { type EvidenceMap, prepareEvidence } from '../definition/evidence';
 import type { Judgment } from '../definition/judgment.decorator';
 import { InvalidCalibration } from '../errors';
+import { describeValue } from './describe-value';
 
 /** What actually held for a case, per Likelihood (set labels as `set.label`): scores the probabilities themselves. */
 export type CaseTruth = Readonly<Record<string, boolean>>;
@@ -63,7 +64,7 @@ export class LabelledCase<J extends Judgment = Judgment> {
     if (typeof expected !== 'string' && typeof expected !== 'number') {
       throw new InvalidCalibration(
         `A labelled case of ${judgment.constructor.name} names no expected Outcome: pass a value of the Decision's ` +
-          `Outcome enum (got ${describe(expected)}).`,
+          `Outcome enum (got ${describeValue(expected)}).`,
       );
     }
     if (truth === null || typeof truth !== 'object' || Array.isArray(truth)) {
@@ -74,8 +75,4 @@ export class LabelledCase<J extends Judgment = Judgment> {
     prepareEvidence(evidence);
     return new LabelledCase({ judgment, evidence, expected, language, truth });
   }
-}
-
-function describe(value: unknown): string {
-  return value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value));
 }

@@ -19,7 +19,7 @@ import {
   judgmentEntities,
   judgmentMigrations,
 } from 'nestjs-judgment';
-import type { JevSimulator } from '../../apps/jev-simulator/src';
+import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   DB_KINDS,
   type Harness,

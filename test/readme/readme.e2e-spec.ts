@@ -31,7 +31,7 @@ import {
 import request from 'supertest';
 import { DataSource, type Repository } from 'typeorm';
 import * as ts from 'typescript';
-import { JevSimulator } from '../../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import { freshCloneEnv, run } from '../demo/support';
 import { recreateDatabase, waitFor } from '../http/support';
 import { clearPrefix } from '../support/redis';

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { type JudgmentModuleOptions, judgmentOptionsFromEnv } from 'nestjs-judgment';
-import { JevSimulator } from '../../../jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import type { Env } from './support-desk.config';
 
 /** The key the in-process simulator requires: a local dummy, never a real TypeSafe key. */

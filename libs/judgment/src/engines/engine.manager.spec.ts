@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { JevSimulator } from '../../../../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import { Provenance } from '../assessment/provenance';
 import { EngineBudgetExhausted, EngineNotConfigured, UnpinnedModel } from '../errors';
 import type { EngineConnectionOptions, JudgmentModuleOptions } from '../judgment.options';

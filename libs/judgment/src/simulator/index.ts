@@ -21,5 +21,5 @@ export type {
   RetryableFault,
   SimulatorMode,
   StatusFault,
-} from './types';
-export { parseSteering, type Steering, type SteerTarget } from './engine';
+} from './simulator.types';
+export { parseSteering, type Steering, type SteerTarget } from './simulated-answers';

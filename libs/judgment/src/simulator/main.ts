@@ -1,12 +1,12 @@
 /**
  * Standalone Jev simulator.
- *   node -r ./scripts/register.js apps/jev-simulator/src/main.ts
+ *   node -r ./scripts/register.js libs/judgment/src/simulator/main.ts
  * Env: JEV_SIMULATOR_PORT (8787), JEV_SIMULATOR_HOST (127.0.0.1), JEV_SIMULATOR_LATENCY_MS (0),
  *      JEV_SIMULATOR_MODE (jev|laya), JEV_SIMULATOR_KEY (optional bearer), JEV_SIMULATOR_MODEL (jev-1.13.0),
  *      JEV_SIMULATOR_VERBOSE (1 → one line per request on stdout).
  */
 import { JevSimulator } from './jev-simulator';
-import type { SimulatorMode } from './types';
+import type { SimulatorMode } from './simulator.types';
 
 function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];

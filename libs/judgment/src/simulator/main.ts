@@ -1,44 +1,45 @@
+#!/usr/bin/env node
 /**
- * Standalone Jev simulator.
- *   node -r ./scripts/register.js libs/judgment/src/simulator/main.ts
- * Env: JEV_SIMULATOR_PORT (8787), JEV_SIMULATOR_HOST (127.0.0.1), JEV_SIMULATOR_LATENCY_MS (0),
- *      JEV_SIMULATOR_MODE (jev|laya), JEV_SIMULATOR_KEY (optional bearer), JEV_SIMULATOR_MODEL (jev-1.13.0),
- *      JEV_SIMULATOR_VERBOSE (1 → one line per request on stdout).
+ * The `judgment-jev-simulator` bin: the Jev simulator as a standalone server.
+ *   npx judgment-jev-simulator --port 4010 [--host 127.0.0.1] [--latency-ms N] [--mode jev|laya] [--key K] [--model M] [--verbose]
+ * Unset flags fall back to the JEV_SIMULATOR_* variables. Exit codes: 2 for a bad flag or variable, 1 when the
+ * server cannot listen; SIGINT/SIGTERM close it (hanging sockets included) and exit 0.
  */
-import { JevSimulator } from './jev-simulator';
-import type { SimulatorMode } from './simulator.types';
-
-function intEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got '${raw}'`);
-  return value;
-}
+import {
+  InvalidSimulatorArguments,
+  parseSimulatorArgs,
+  SIMULATOR_USAGE,
+  type SimulatorCommand,
+} from './simulator.arguments';
+import { startJevSimulator } from './start-jev-simulator';
 
 async function main(): Promise<void> {
-  const mode = (process.env.JEV_SIMULATOR_MODE || 'jev').toLowerCase();
-  if (mode !== 'jev' && mode !== 'laya') throw new Error(`JEV_SIMULATOR_MODE must be jev or laya, got '${mode}'`);
-  const port = intEnv('JEV_SIMULATOR_PORT', 8787);
-  const host = process.env.JEV_SIMULATOR_HOST || '127.0.0.1';
-  const verbose = ['1', 'true', 'yes'].includes((process.env.JEV_SIMULATOR_VERBOSE || '').toLowerCase());
-  const sim = new JevSimulator({
-    mode: mode as SimulatorMode,
-    latencyMs: intEnv('JEV_SIMULATOR_LATENCY_MS', 0),
-    apiKey: process.env.JEV_SIMULATOR_KEY || undefined,
-    model: process.env.JEV_SIMULATOR_MODEL || undefined,
+  let command: SimulatorCommand;
+  try {
+    command = parseSimulatorArgs(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof InvalidSimulatorArguments)) throw error;
+    console.error(`judgment-jev-simulator: ${error.message}\n\n${SIMULATOR_USAGE}`);
+    process.exit(2);
+  }
+  if (command.help) {
+    console.log(SIMULATOR_USAGE);
+    return;
+  }
+  const { port, host, verbose, ...options } = command;
+  const sim = await startJevSimulator({
+    ...options,
+    port,
+    host,
+    // The standalone server keeps no request log, so it does not grow in memory.
     logRequests: false,
     onRequest: verbose
-      ? (e) => console.log(`${new Date(e.at).toISOString()} ${e.method} ${e.path} ${e.status}`)
+      ? (entry) => console.log(`${new Date(entry.at).toISOString()} ${entry.method} ${entry.path} ${entry.status}`)
       : undefined,
   });
-  const url = await sim.start(port, host);
-  console.log(`Jev simulator (${mode} mode) listening on ${url}`);
+  console.log(`Jev simulator (${sim.mode} mode) listening on ${sim.url}`);
 
-  let stopping = false;
   const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
     console.log(`Jev simulator: ${signal}, shutting down`);
     sim.stop().then(
       () => process.exit(0),
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
 }
 
-main().catch((err: unknown) => {
-  console.error(`Jev simulator failed to start: ${err instanceof Error ? err.message : String(err)}`);
+main().catch((error: unknown) => {
+  console.error(`Jev simulator failed to start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

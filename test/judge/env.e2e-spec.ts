@@ -12,7 +12,7 @@ import {
   judgmentOptionsFromEnv,
   judgmentQueueAttemptsFromEnv,
 } from 'nestjs-judgment';
-import type { JevSimulator } from 'nestjs-judgment/simulator';
+import { type JevSimulator, startJevSimulator } from 'nestjs-judgment/simulator';
 import {
   API_KEY,
   MODEL,
@@ -204,6 +204,36 @@ describe('done when', () => {
       });
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('the key rule', () => {
+  it('an app whose jev connection points at a loopback simulator assesses over HTTP with no TYPESAFE_API_KEY', async () => {
+    const keyless = await startJevSimulator();
+    @Module({
+      imports: [
+        typeOrmRoot('sqlite', ':memory:'),
+        EventEmitterModule.forRoot(),
+        JudgmentModule.forRoot(
+          judgmentOptionsFromEnv({ TYPESAFE_BASE_URL: keyless.url, JUDGMENT_PERSIST: 'false', NODE_ENV: 'production' }),
+        ),
+        JudgmentModule.forFeature([RefundAbuse]),
+      ],
+    })
+    class AppModule {}
+    const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
+    try {
+      const assessment = await app
+        .get(Judge)
+        .assess(new RefundAbuse(aRefund({ explanation: 'Broken. [[abusive=0.9]]' })));
+
+      expect(assessment.likelihood('abusive').probability).toBe(0.9);
+      const [request] = decisionRequests(keyless);
+      expect(request.headers.authorization).toBeUndefined();
+    } finally {
+      await app.close();
+      await keyless.stop();
     }
   });
 });

@@ -304,10 +304,11 @@ describe('JudgmentModule', () => {
 });
 
 describe('configuration errors', () => {
-  it('fails app.init() with EngineNotConfigured when the default connection has no key', async () => {
+  it('fails app.init() with EngineNotConfigured when the default connection has no key and a remote url', async () => {
+    const remote = 'https://jev.example.com';
     const compiled = await compileApp({
       typeOrm: sqlite(),
-      options: jevOptions(url, { engines: { jev: jevConnection(url, { key: null }) } }),
+      options: jevOptions(url, { engines: { jev: jevConnection(remote, { key: null }) } }),
     });
 
     const error = await rejectionOf(compiled.app.init());

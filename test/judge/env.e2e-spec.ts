@@ -42,19 +42,6 @@ const DEFAULTS: JudgmentModuleOptions = {
       retries: 3,
       budget: null,
     },
-    laya: {
-      driver: 'jev',
-      key: null,
-      requireKey: false,
-      url: 'http://localhost:8000',
-      model: 'english',
-      allowAliases: false,
-      timeout: 10,
-      retries: 3,
-      maxLabels: 20,
-      budget: null,
-    },
-    mock: { driver: 'mock', model: 'mock-1.0.0' },
   },
   throwOnFailure: true,
   persistence: { enabled: true, required: true, evidence: true, retentionDays: 365 },
@@ -91,7 +78,7 @@ function read(env: Env, path: string): unknown {
   const [head, ...rest] = path.split('.');
   const root: unknown = head === 'queue' ? judgmentQueueAttemptsFromEnv(env) : judgmentOptionsFromEnv(env);
   return (head === 'queue' ? rest : [head, ...rest]).reduce<unknown>(
-    (value, key) => (value as Record<string, unknown>)[key],
+    (value, key) => (value as Record<string, unknown> | undefined)?.[key],
     root,
   );
 }

@@ -47,7 +47,7 @@ describe('judgment-jev-simulator', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ state: 'hi', questions: { spam: { type: 'noul', instructions: 'Spam?' } } }),
     });
-    expect((await reply.json()).model).toBe('laya-rl-agent');
+    expect(((await reply.json()) as { model: string }).model).toBe('laya-rl-agent');
 
     bin.child.kill('SIGTERM');
     expect(await bin.exit).toBe(0);

@@ -22,7 +22,10 @@ describe('startJevSimulator', () => {
 
     const reply = await ask(sim.url);
     expect(reply.status).toBe(200);
-    expect((await reply.json()).answers.abusive).toEqual({ type: 'noul', noul: 0.9 });
+    expect(((await reply.json()) as { answers: Record<string, unknown> }).answers.abusive).toEqual({
+      type: 'noul',
+      noul: 0.9,
+    });
 
     const url = sim.url;
     await sim.stop();
@@ -47,7 +50,7 @@ describe('startJevSimulator', () => {
       expect(sim).toMatchObject({ mode: 'laya', model: 'jev-2.0.0', latencyMs: 7 });
       expect((await ask(sim.url)).status).toBe(401);
       const reply = await ask(sim.url, { authorization: 'Bearer laya-key' });
-      expect((await reply.json()).model).toBe('laya-rl-agent');
+      expect(((await reply.json()) as { model: string }).model).toBe('laya-rl-agent');
     } finally {
       await sim.stop();
     }

@@ -2,6 +2,7 @@ import {
   type DynamicModule,
   Inject,
   Injectable,
+  Logger,
   type LoggerService,
   Module,
   type OnModuleInit,
@@ -54,6 +55,8 @@ export class CliContext {
   }
 
   private async boot(): Promise<void> {
+    // What Nest logs while the app's files load (before the context has a logger) goes to stderr too, not stdout.
+    Logger.overrideLogger(this.logger);
     const root = cliRootModule(this.appModule(), this);
     try {
       this.app = await NestFactory.createApplicationContext(root, { logger: this.logger, abortOnError: false });

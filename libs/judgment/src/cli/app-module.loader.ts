@@ -20,7 +20,7 @@ export function loadAppModule(app: string | undefined, cwd: string): AppModule {
   const name = hash < 0 ? null : spec.slice(hash + 1);
   const exports = requireFile(file, cwd);
   if (isNestModule(exports)) return exports;
-  const names = Object.keys(exports);
+  const names = Object.keys(exports).sort();
   const modules = names.filter((key) => isNestModule(exports[key]));
   const found = `it exports ${names.join(', ') || 'nothing'}`;
   if (name !== null && name !== '') {

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { JevSimulator } from '../../apps/jev-simulator/src';
+import { clearPrefix } from '../support/redis';
 import { ROOT, runBin } from './cli-process';
 
 const KEY = 'sk-cli-bin';
@@ -21,6 +22,7 @@ describe('judgment bin', () => {
   });
 
   afterAll(async () => {
+    await clearPrefix(`cli-bin-${process.pid}`);
     await simulator.stop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -61,5 +63,16 @@ describe('judgment bin', () => {
       `${FIXTURE} has no export named AppModule: it exports FixtureAppModule, QueuedFixtureAppModule, Refund, ` +
         `RefundAbuse, RefundDecision, RefundOutcome, StrictRefundDecision; pass --app ${FIXTURE}#FixtureAppModule.`,
     );
+  });
+
+  it('reports an app that cannot start and ends, though the app left connections open', async () => {
+    const run = await runBin(['--app', `${FIXTURE}#QueuedFixtureAppModule`, 'status', '--json'], {
+      ...env,
+      FIXTURE_DB: dir, // a folder: SQLite cannot open it
+      FIXTURE_QUEUE_PREFIX: `cli-bin-${process.pid}`,
+    });
+
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual({ error: 'unable to open database file' });
   });
 });

@@ -36,6 +36,7 @@ export class CliContext {
   private failure: Error | null = null;
   private started: Promise<void> | null = null;
   private app: { close(): Promise<void> } | null = null;
+  private bootFailed = false;
 
   /** `appModule` is called once, when a command first needs the app (the bin resolves `--app` there). */
   constructor(
@@ -43,12 +44,12 @@ export class CliContext {
     private readonly logger: LoggerService,
   ) {}
 
-  /** The error that stopped the app from starting, or null. */
-  get startupFailure(): Error | null {
-    return this.failure;
+  /** Whether Nest failed to start the app: what it opened (connections, timers) cannot be closed, only left behind. */
+  get failedToStart(): boolean {
+    return this.bootFailed;
   }
 
-  /** Boots the app once; rejects when it cannot start, unless `status` can still report on it (see startupFailure). */
+  /** Boots the app once; rejects when it cannot start, unless `status` can still report on it. */
   start(): Promise<void> {
     this.started ??= this.boot();
     return this.started;
@@ -61,10 +62,8 @@ export class CliContext {
     try {
       this.app = await NestFactory.createApplicationContext(root, { logger: this.logger, abortOnError: false });
     } catch (error) {
-      if (!this.recover(error)) {
-        await this.release?.();
-        throw error;
-      }
+      this.bootFailed = true;
+      if (!this.recover(error)) throw error;
     }
   }
 
@@ -97,10 +96,10 @@ export class CliContext {
     return recoverable;
   }
 
-  /** Closes the app, or what a failed one left open (its DataSource). */
+  /** Closes the app, or what a failed one left open that can be closed (its DataSource). */
   async close(): Promise<void> {
     if (this.app) await this.app.close();
-    else if (this.failure) await this.release?.();
+    else if (this.bootFailed) await this.release?.();
   }
 
   /** A service of the app (any module), or a clear error when the app does not provide it or failed to start. */

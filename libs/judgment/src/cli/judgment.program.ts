@@ -38,6 +38,6 @@ export async function runProgram(program: Command, context: CliContext, argv = p
   }
   const status = Number(process.exitCode ?? 0);
   // An app that failed to start could not be closed (its connections and timers live on): end the process here.
-  if (context.startupFailure) process.exit(status);
+  if (context.failedToStart) process.exit(status);
   return status;
 }

@@ -14,6 +14,20 @@ const folder = mkdtempSync(join(tmpdir(), 'nestjs-judgment-pack-'));
 try {
   const pack = packLibrary(folder);
   console.log(`packed ${pack.tarball}: ${pack.size} bytes, ${pack.entryCount} files (${pack.unpackedSize} unpacked)`);
+  const missing = [
+    'README.md',
+    'LICENSE',
+    'CHANGELOG.md',
+    'skills/README.md',
+    'dist/index.js',
+    'dist/index.d.ts',
+  ].filter((file) => !pack.files.includes(file));
+  const unwanted = pack.files.filter((file) => /\.(spec|spec-helpers|type-test)\.|\/fixtures\//.test(file));
+  if (missing.length > 0 || unwanted.length > 0) {
+    throw new Error(
+      `The tarball lacks ${missing.join(', ') || 'nothing'} and holds ${unwanted.join(', ') || 'nothing'} it should not.`,
+    );
+  }
   run(bin('publint'), ['run', pack.tarball, '--strict']);
   // The `node16` profile checks node16 from CommonJS, node16 from ESM and bundler resolution, and skips node10:
   // node10 resolution ignores `exports`, so no subpath (`nestjs-judgment/testing`, ...) can resolve there, and

@@ -400,6 +400,18 @@ describe('the README examples written for PostgreSQL and Redis', () => {
     }
   });
 
+  it('database.module runs the package migrations when the app starts', async () => {
+    await recreateDatabase(DATABASE);
+    const { DatabaseModule } = await import('./database.module');
+    const app = await NestFactory.createApplicationContext(DatabaseModule, { logger: false });
+    try {
+      const [table] = await app.get(DataSource).query(`SELECT to_regclass('judgment_assessments') AS name`);
+      expect(table.name).toBe('judgment_assessments');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('queue.module and worker.ts: the API dispatches, the worker assesses and decides', async () => {
     const { QueuedAppModule } = await import('./queue.module');
     const { startWorker } = await import('./worker');

@@ -7,6 +7,7 @@ import { isDecision } from './definition/decision.decorator';
 import { judgmentMetadata } from './definition/judgment.decorator';
 import { JudgmentRegistry, isJudgmentClass } from './definition/judgment.registry';
 import { EngineManager } from './engines/engine.manager';
+import { requirePeers } from './errors/peer.errors';
 import { JudgmentEventsPublisher } from './events/judgment-events.publisher';
 import { AttemptRecorder } from './judge/attempt.recorder';
 import { Decider } from './judge/decider.service';
@@ -140,6 +141,7 @@ function withServices(definition: DynamicModule, extras: JudgmentModuleExtras): 
     resolved.dataSource === false ? [] : [TypeOrmModule.forFeature([AssessmentRecord], resolved.dataSource)];
   const queueOptions = resolveQueueOptions(resolved.queue);
   // BullMQ code is required only when the queue is on, so an app without bullmq (or Redis) works with it off.
+  if (queueOptions.enabled) requirePeers('The queue (queue.enabled: true)', ['@nestjs/bullmq', 'bullmq', 'ioredis']);
   const queue = queueOptions.enabled
     ? (require('./queue/queue.registration') as typeof import('./queue/queue.registration')).judgmentQueue(queueOptions)
     : { imports: [], providers: [] };

@@ -1,3 +1,4 @@
+import './peers';
 export { JudgmentHttpModule } from './judgment-http.module';
 export { JUDGMENT_HTTP_OPTIONS } from './judgment-http.module-definition';
 export type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';

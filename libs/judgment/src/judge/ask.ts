@@ -6,14 +6,6 @@ import type { Engine, EngineResponse } from '../engines/engine.interface';
 import { EngineFailed, MalformedEngineResponse } from '../errors';
 import { type DeclaredQuestion, type QuestionMap, expandQuestions } from '../questions/question';
 
-/** JavaScript programming errors: bugs, not Engine failures. They pass through unwrapped and unrecorded. */
-export const PROGRAMMING_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError];
-
-/** Whether an error thrown while asking is a bug in the code rather than an Engine failure. */
-export function isProgrammingError(error: unknown): boolean {
-  return PROGRAMMING_ERRORS.some((type) => error instanceof type);
-}
-
 /** What one Engine round is asked with. */
 export interface AskRequest {
   /** The declared Questions (already read with `readQuestions`). */
@@ -26,8 +18,8 @@ export interface AskRequest {
 /**
  * One Engine round over the Judgment's Questions, read into an Assessment: expand Likelihood Sets, ask, check the
  * answered keys, regroup. Nothing is cached, recorded, announced or logged, and the Assessment is not linked (deciding
- * it only computes). Engine failures are thrown as EngineFailed; programming errors and a declaration error (a
- * direct key colliding with a set key, raised before asking) pass through.
+ * it only computes). Whatever the Engine's answer() or the reading of its response throws is an Engine failure,
+ * thrown as EngineFailed; errors raised before asking (a direct key colliding with a set key) pass through.
  */
 export async function ask<J extends Judgment>(judgment: J, request: AskRequest): Promise<Assessment<J>> {
   const name = judgmentName(judgment);
@@ -36,7 +28,6 @@ export async function ask<J extends Judgment>(judgment: J, request: AskRequest):
     const response = await request.engine.answer({ questions, evidence: request.evidence });
     return readAnswers(judgment, request.questions, response);
   } catch (error) {
-    if (isProgrammingError(error)) throw error;
     throw EngineFailed.wrap(name, error);
   }
 }

@@ -14,7 +14,7 @@ import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { AssessmentRecorder } from '../persistence/assessment.recorder';
 import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
-import { isProgrammingError, readAnswers } from './ask';
+import { readAnswers } from './ask';
 import { type DescribedAttempt, describeAttempt } from './attempt';
 import { AttemptRecorder } from './attempt.recorder';
 import { Decider, type LinkState } from './decider.service';
@@ -74,7 +74,7 @@ export class Judge {
       response = await attempt.engine.answer(attempt.request);
       assessment = readAnswers(judgment, attempt.questions, response as EngineResponse);
     } catch (error) {
-      if (isProgrammingError(error)) throw error;
+      // Classified by where it came from, not its type: fetch reports an outage as TypeError, JSON.parse as SyntaxError.
       // Provenance is kept only when the Engine returned a response that the Judge itself rejected.
       const provenance = provenanceOf(response);
       return this.failed(judgment, attempt, EngineFailed.wrap(attempt.name, error), provenance) as unknown as Promise<

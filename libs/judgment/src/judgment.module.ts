@@ -8,10 +8,9 @@ import { judgmentMetadata } from './definition/judgment.decorator';
 import { JudgmentRegistry, isJudgmentClass } from './definition/judgment.registry';
 import { EngineManager } from './engines/engine.manager';
 import { JudgmentEventsPublisher } from './events/judgment-events.publisher';
-import { AttemptRecorder } from './judge/attempt.recorder';
-import { Decider } from './judge/decider.service';
+import { AnswerSource, ConnectionAnswers } from './judge/answer-source';
 import { Judge } from './judge/judge.service';
-import { JudgmentDispatcher } from './judge/judgment.dispatcher';
+import { JUDGMENT_DISPATCH } from './judge/judge.types';
 import { JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from './judgment.constants';
 import {
   JUDGMENT_ASYNC_OPTIONS_TYPE,
@@ -23,9 +22,11 @@ import type { JudgmentModuleOptions } from './judgment.options';
 import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
 import { AssessmentRecorder } from './persistence/assessment.recorder';
+import { AttemptRecorder } from './persistence/attempt.recorder';
 import { AssessmentRecords } from './persistence/assessment-records.service';
 import { ResolutionPolicyHost } from './review/resolution-policy';
 import { JudgmentStartupCheck } from './judgment.startup';
+import { InlineDispatch } from './queue/inline.dispatcher';
 import { JudgmentJobs } from './queue/judgment.jobs';
 import { resolveQueueOptions } from './queue/queue.options';
 
@@ -38,19 +39,6 @@ export class JudgmentRegistryModule {}
 @Module({})
 export class JudgmentFeatureModule {}
 
-/**
- * Hands this module's ModuleRef to a Judge provided by value that asks for it (the testing fake, through
- * `overrideProvider(Judge).useValue(fakeJudge(...))`), so it works with this module's recorder, Decider and events.
- */
-const JUDGE_BINDING: Provider = {
-  provide: Symbol('JudgeBinding'),
-  useFactory: (judge: { bindToModule?(moduleRef: ModuleRef): void }, moduleRef: ModuleRef) => {
-    judge.bindToModule?.(moduleRef);
-    return judge;
-  },
-  inject: [Judge, ModuleRef],
-};
-
 /** The services every JudgmentModule.forRoot() provides; apps inject Judge and the others by class. */
 const SERVICES: Provider[] = [
   AssessmentRecorder,
@@ -59,10 +47,8 @@ const SERVICES: Provider[] = [
   ResolutionPolicyHost,
   AssessmentCache,
   Calibration,
-  Decider,
   Judge,
-  JUDGE_BINDING,
-  JudgmentDispatcher,
+  { provide: AnswerSource, useClass: ConnectionAnswers },
   JudgmentJobs,
   JudgmentEventsPublisher,
   JudgmentLogger,
@@ -81,15 +67,7 @@ const SERVICES: Provider[] = [
   },
 ];
 
-const EXPORTS = [
-  Judge,
-  EngineManager,
-  AssessmentRecorder,
-  AssessmentRecords,
-  Calibration,
-  Decider,
-  JUDGMENT_MODULE_OPTIONS,
-];
+const EXPORTS = [Judge, EngineManager, AssessmentRecorder, AssessmentRecords, Calibration, JUDGMENT_MODULE_OPTIONS];
 
 /**
  * The module: `JudgmentModule.forRoot(options)` (or `forRootAsync`) once in the app, and
@@ -142,7 +120,7 @@ function withServices(definition: DynamicModule, extras: JudgmentModuleExtras): 
   // BullMQ code is required only when the queue is on, so an app without bullmq (or Redis) works with it off.
   const queue = queueOptions.enabled
     ? (require('./queue/queue.registration') as typeof import('./queue/queue.registration')).judgmentQueue(queueOptions)
-    : { imports: [], providers: [] };
+    : { imports: [], providers: [{ provide: JUDGMENT_DISPATCH, useClass: InlineDispatch }] };
   return {
     ...definition,
     imports: [...(definition.imports ?? []), JudgmentRegistryModule, ...typeorm, ...queue.imports],

@@ -14,10 +14,10 @@ import type { Engine } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
 import { EngineFailed, InvalidCalibration, NoDefaultDecision } from '../errors';
 import { ask } from '../judge/ask';
-import { Decider } from '../judge/decider.service';
 import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
 import type { JudgmentModuleOptions } from '../judgment.options';
 import { AssessmentRecorder } from '../persistence/assessment.recorder';
+import { AttemptRecorder } from '../persistence/attempt.recorder';
 import { type QuestionMap, readQuestions } from '../questions/question';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { mapBounded } from './bounded';
@@ -55,7 +55,7 @@ interface CalibrationPlan<J extends Judgment> {
 /** The services a run uses. */
 interface CalibrationServices {
   readonly engines: EngineManager;
-  readonly decider: Decider;
+  readonly attempts: AttemptRecorder;
   dataSource(): DataSource | null;
 }
 
@@ -92,13 +92,13 @@ export class Calibration {
   constructor(
     @Inject(JUDGMENT_MODULE_OPTIONS) options: JudgmentModuleOptions,
     engines: EngineManager,
-    decider: Decider,
+    attempts: AttemptRecorder,
     recorder: AssessmentRecorder,
   ) {
     this.concurrency = options.calibration?.concurrency ?? DEFAULT_CALIBRATION_CONCURRENCY;
     this.services = {
       engines,
-      decider,
+      attempts,
       dataSource: () => {
         try {
           return recorder.dataSource();
@@ -311,7 +311,7 @@ export class CalibrationBuilder<J extends Judgment> {
     return classes.map((cls) => {
       if (!cls) throw new NoDefaultDecision(name);
       return {
-        instance: this.services.decider.resolveDecision(cls as Type<Decision>),
+        instance: this.services.attempts.decisionOf(cls as Type<Decision>),
         metadata: decisionMetadata(cls),
       };
     });

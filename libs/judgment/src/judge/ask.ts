@@ -1,4 +1,4 @@
-import { Assessment, type EncodedAnswer } from '../assessment/assessment';
+import { Assessment, type DecisionRecording, type EncodedAnswer } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
 import type { EvidenceMap } from '../definition/evidence';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
@@ -32,6 +32,14 @@ export async function ask<J extends Judgment>(judgment: J, request: AskRequest):
   }
 }
 
+/** How `readAnswers` treats a response. */
+export interface ReadOptions {
+  /** What deciding the Assessment records (nothing by default). */
+  readonly recording?: DecisionRecording;
+  /** Scripted answers may leave whole Questions unanswered (reading one throws UnscriptedQuestion). */
+  readonly partial?: boolean;
+}
+
 /**
  * Checks the Engine returned an `{ answers, provenance }` response answering exactly the asked keys, regroups
  * Likelihood Sets under their keys and builds the Assessment; a response that fails the checks is a
@@ -41,6 +49,7 @@ export function readAnswers<J extends Judgment>(
   judgment: J,
   questions: QuestionMap,
   response: EngineResponse,
+  { recording, partial = false }: ReadOptions = {},
 ): Assessment<J> {
   const name = judgmentName(judgment);
   const { answers, provenance } = (response ?? {}) as Partial<EngineResponse>;
@@ -55,10 +64,12 @@ export function readAnswers<J extends Judgment>(
         '{ answers: { key: answer }, provenance: new Provenance(...) }.',
     );
   }
-  const expanded = expandQuestions(name, questions);
+  const has = (key: string) => Object.prototype.hasOwnProperty.call(answers, key);
+  const answered = partial ? pickAnswered(questions, has) : questions;
+  const expanded = expandQuestions(name, answered);
   const requestId = provenance.requestId;
   for (const key of expanded.keys()) {
-    if (!Object.prototype.hasOwnProperty.call(answers, key)) {
+    if (!has(key)) {
       throw new MalformedEngineResponse(`The Engine did not answer Question "${key}" of ${name}.`, { requestId });
     }
   }
@@ -70,15 +81,24 @@ export function readAnswers<J extends Judgment>(
     }
   }
   const encoded: Record<string, EncodedAnswer> = {};
-  for (const [key, question] of Object.entries(questions)) encoded[key] = regroup(key, question, answers);
+  for (const [key, question] of Object.entries(answered)) encoded[key] = regroup(key, question, answers);
   try {
-    return Assessment.fromAnswers(judgment, questions, encoded, provenance);
+    return Assessment.fromAnswers(judgment, questions, encoded, provenance, recording);
   } catch (error) {
     throw new MalformedEngineResponse(`The Engine's answers to ${name} are unreadable: ${(error as Error).message}`, {
       requestId,
       cause: error,
     });
   }
+}
+
+/** The declared Questions the response answers: a Likelihood Set counts when any of its labels is answered. */
+function pickAnswered(questions: QuestionMap, has: (key: string) => boolean): QuestionMap {
+  return Object.fromEntries(
+    Object.entries(questions).filter(([key, question]) =>
+      question.kind === 'likelihood_set' ? question.labels.some((label) => has(`${key}.${label}`)) : has(key),
+    ),
+  );
 }
 
 /** The declared key's answer from the Engine's expanded answers (a Likelihood Set gathers its `set.label` keys). */

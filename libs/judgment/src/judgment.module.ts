@@ -123,6 +123,8 @@ function withServices(definition: DynamicModule, extras: JudgmentModuleExtras): 
     : { imports: [], providers: [{ provide: JUDGMENT_DISPATCH, useClass: InlineDispatch }] };
   return {
     ...definition,
+    // Global like @nestjs/typeorm's core: every module (a feature module first) injects Judge and the services.
+    global: true,
     imports: [...(definition.imports ?? []), JudgmentRegistryModule, ...typeorm, ...queue.imports],
     providers: [
       ...(definition.providers ?? []),

@@ -1,17 +1,18 @@
 import { type DynamicModule, Global, Module, type Provider, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { AssessmentCache } from './cache/assessment.cache';
 import { Calibration } from './calibration/calibration.service';
 import { isDecision } from './definition/decision.decorator';
 import { judgmentMetadata } from './definition/judgment.decorator';
 import { JudgmentRegistry, isJudgmentClass } from './definition/judgment.registry';
+import type { Engine } from './engines/engine.interface';
 import { EngineManager } from './engines/engine.manager';
 import { JudgmentEventsPublisher } from './events/judgment-events.publisher';
 import { AnswerSource, ConnectionAnswers } from './judge/answer-source';
 import { Judge } from './judge/judge.service';
 import { JUDGMENT_DISPATCH } from './judge/judge.types';
-import { JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from './judgment.constants';
+import { JUDGMENT_DATA_SOURCE, JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from './judgment.constants';
 import {
   JUDGMENT_ASYNC_OPTIONS_TYPE,
   JUDGMENT_OPTIONS_TYPE,
@@ -19,6 +20,7 @@ import {
   type JudgmentModuleExtras,
 } from './judgment.module-definition';
 import type { JudgmentModuleOptions } from './judgment.options';
+import type { DataSource } from 'typeorm';
 import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
 import { AssessmentRecorder } from './persistence/assessment.recorder';
@@ -55,14 +57,12 @@ const SERVICES: Provider[] = [
   JudgmentStartupCheck,
   {
     provide: EngineManager,
-    useFactory: (options: JudgmentModuleOptions, moduleRef: ModuleRef) =>
-      new EngineManager(options, (cls) => {
-        try {
-          return moduleRef.get(cls, { strict: false });
-        } catch {
-          return new cls();
-        }
-      }),
+    // Engine classes named as drivers are created through DI at startup, so one that cannot be built fails there.
+    useFactory: async (options: JudgmentModuleOptions, moduleRef: ModuleRef) => {
+      const engines = new Map<Type<Engine>, Engine>();
+      for (const cls of engineClasses(options)) engines.set(cls, await moduleRef.create(cls));
+      return new EngineManager(options, (cls) => engines.get(cls) as Engine);
+    },
     inject: [JUDGMENT_MODULE_OPTIONS, ModuleRef],
   },
 ];
@@ -108,6 +108,26 @@ export class JudgmentModule extends JudgmentConfigurableModule {
   }
 }
 
+/** The app's DataSource the records live in, optional: without one persistence must be disabled. */
+function dataSourceProvider(name: string | false | undefined): Provider {
+  if (name === false) return { provide: JUDGMENT_DATA_SOURCE, useValue: null };
+  return {
+    provide: JUDGMENT_DATA_SOURCE,
+    useFactory: (dataSource?: DataSource) => dataSource ?? null,
+    inject: [{ token: getDataSourceToken(name), optional: true }],
+  };
+}
+
+/** The Engine classes the connections name as their driver. */
+function engineClasses(options: JudgmentModuleOptions): Set<Type<Engine>> {
+  const classes = new Set<Type<Engine>>();
+  for (const connection of Object.values(options.engines ?? {})) {
+    const driver = connection?.driver;
+    if (typeof driver === 'function' && typeof driver.prototype?.answer === 'function') classes.add(driver);
+  }
+  return classes;
+}
+
 function withServices(definition: DynamicModule, extras: JudgmentModuleExtras): DynamicModule {
   const resolved: JudgmentModuleExtras = {
     isGlobal: extras.isGlobal ?? false,
@@ -129,6 +149,7 @@ function withServices(definition: DynamicModule, extras: JudgmentModuleExtras): 
     providers: [
       ...(definition.providers ?? []),
       { provide: JUDGMENT_EXTRAS, useValue: resolved },
+      dataSourceProvider(resolved.dataSource),
       ...SERVICES,
       ...queue.providers,
     ],

@@ -99,13 +99,7 @@ export class Calibration {
     this.services = {
       engines,
       attempts,
-      dataSource: () => {
-        try {
-          return recorder.dataSource();
-        } catch {
-          return null; // the app registered no TypeORM DataSource at all
-        }
-      },
+      dataSource: () => recorder.dataSource(),
     };
   }
 

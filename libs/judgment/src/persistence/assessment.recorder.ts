@@ -1,12 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource, Repository } from 'typeorm';
 import type { Assessment } from '../assessment/assessment';
 import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
 import type { Judgment } from '../definition/judgment.decorator';
-import { JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
+import { JUDGMENT_DATA_SOURCE, JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
 import { InvalidConfiguration } from '../judgment.env';
 import type { JudgmentModuleExtras } from '../judgment.module-definition';
 import type { JudgmentModuleOptions } from '../judgment.options';
@@ -44,25 +42,18 @@ export function resolvePersistence(options: JudgmentModuleOptions): ResolvedPers
 @Injectable()
 export class AssessmentRecorder {
   readonly persistence: ResolvedPersistence;
-  private dataSourceCache: DataSource | null | undefined;
 
   constructor(
     @Inject(JUDGMENT_MODULE_OPTIONS) options: JudgmentModuleOptions,
     @Inject(JUDGMENT_EXTRAS) private readonly extras: JudgmentModuleExtras,
-    private readonly moduleRef: ModuleRef,
+    @Inject(JUDGMENT_DATA_SOURCE) private readonly source: DataSource | null,
   ) {
     this.persistence = resolvePersistence(options);
   }
 
   /** The app's DataSource (null when the app registered none for this module). */
   dataSource(): DataSource | null {
-    if (this.dataSourceCache === undefined) {
-      this.dataSourceCache =
-        this.extras.dataSource === false
-          ? null
-          : (this.moduleRef.get<DataSource>(getDataSourceToken(this.extras.dataSource), { strict: false }) ?? null);
-    }
-    return this.dataSourceCache;
+    return this.source;
   }
 
   /** The records' repository; InvalidConfiguration when the app's DataSource cannot hold them. */

@@ -2,6 +2,7 @@ import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './engines/connection.s
 import { DEFAULT_JEV_URL } from './engines/jev/jev.engine';
 import { DEFAULT_MOCK_MODEL } from './engines/mock/mock.engine';
 import { JudgmentError } from './errors';
+import { DEFAULT_CONNECTION, DEFAULT_RETENTION_DAYS } from './judgment.defaults';
 import type { JudgmentModuleOptions } from './judgment.options';
 
 /** The module's configuration cannot be used: an environment variable's value, or a missing DataSource or entity. */
@@ -16,7 +17,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 export function judgmentOptionsFromEnv(env: Env = process.env): JudgmentModuleOptions {
   const read = new EnvReader(env);
   return {
-    engine: read.string('JUDGMENT_ENGINE') ?? 'jev',
+    engine: read.string('JUDGMENT_ENGINE') ?? DEFAULT_CONNECTION,
     engines: {
       jev: {
         driver: 'jev',
@@ -110,6 +111,6 @@ class EnvReader {
   retention(name: string): number | null {
     const raw = this.string(name);
     if (raw !== undefined && ['null', 'forever', 'never'].includes(raw.toLowerCase())) return null;
-    return this.integer(name, { min: 1 }) ?? 365;
+    return this.integer(name, { min: 1 }) ?? DEFAULT_RETENTION_DAYS;
   }
 }

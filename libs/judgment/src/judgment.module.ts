@@ -12,14 +12,19 @@ import { JudgmentEventsPublisher } from './events/judgment-events.publisher';
 import { AnswerSource, ConnectionAnswers } from './judge/answer-source';
 import { Judge } from './judge/judge.service';
 import { JUDGMENT_DISPATCH } from './judge/judge.types';
-import { JUDGMENT_DATA_SOURCE, JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from './judgment.constants';
+import {
+  JUDGMENT_DATA_SOURCE,
+  JUDGMENT_EXTRAS,
+  JUDGMENT_MODULE_OPTIONS,
+  RESOLVED_JUDGMENT_OPTIONS,
+} from './judgment.constants';
 import {
   JUDGMENT_ASYNC_OPTIONS_TYPE,
   JUDGMENT_OPTIONS_TYPE,
   JudgmentConfigurableModule,
   type JudgmentModuleExtras,
 } from './judgment.module-definition';
-import type { JudgmentModuleOptions } from './judgment.options';
+import { type JudgmentModuleOptions, resolveJudgmentOptions } from './judgment.options';
 import type { DataSource } from 'typeorm';
 import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
@@ -43,6 +48,7 @@ export class JudgmentFeatureModule {}
 
 /** The services every JudgmentModule.forRoot() provides; apps inject Judge and the others by class. */
 const SERVICES: Provider[] = [
+  { provide: RESOLVED_JUDGMENT_OPTIONS, useFactory: resolveJudgmentOptions, inject: [JUDGMENT_MODULE_OPTIONS] },
   AssessmentRecorder,
   AttemptRecorder,
   AssessmentRecords,

@@ -14,8 +14,8 @@ import type { Engine } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
 import { EngineFailed, InvalidCalibration, NoDefaultDecision } from '../errors';
 import { ask } from '../judge/ask';
-import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
-import type { JudgmentModuleOptions } from '../judgment.options';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
+import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { AssessmentRecorder } from '../persistence/assessment.recorder';
 import { AttemptRecorder } from '../persistence/attempt.recorder';
 import { type QuestionMap, readQuestions } from '../questions/question';
@@ -28,7 +28,7 @@ import { LabelledCase } from './labelled-case';
 import { describeValue } from './describe-value';
 
 /** Cases in flight when neither `.concurrency()` nor the module option `calibration.concurrency` says otherwise. */
-export const DEFAULT_CALIBRATION_CONCURRENCY = 8;
+export { DEFAULT_CALIBRATION_CONCURRENCY } from '../judgment.defaults';
 
 /** Options of `run()`. */
 export interface CalibrationRunOptions {
@@ -90,12 +90,12 @@ export class Calibration {
   private readonly concurrency: unknown;
 
   constructor(
-    @Inject(JUDGMENT_MODULE_OPTIONS) options: JudgmentModuleOptions,
+    @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
     engines: EngineManager,
     attempts: AttemptRecorder,
     recorder: AssessmentRecorder,
   ) {
-    this.concurrency = options.calibration?.concurrency ?? DEFAULT_CALIBRATION_CONCURRENCY;
+    this.concurrency = options.calibrationConcurrency;
     this.services = {
       engines,
       attempts,

@@ -8,8 +8,8 @@ import { EngineManager } from '../engines/engine.manager';
 import { EngineFailed } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
-import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
-import type { JudgmentModuleOptions } from '../judgment.options';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
+import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import { AssessmentRecorder } from '../persistence/assessment.recorder';
 import { AttemptRecorder } from '../persistence/attempt.recorder';
@@ -44,7 +44,7 @@ export class Judge implements Attempter {
   private readonly throwOnFailure: boolean;
 
   constructor(
-    @Inject(JUDGMENT_MODULE_OPTIONS) options: JudgmentModuleOptions,
+    @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
     private readonly engines: EngineManager,
     private readonly answers: AnswerSource,
     private readonly rows: AssessmentRecorder,
@@ -54,7 +54,7 @@ export class Judge implements Attempter {
     private readonly logger: JudgmentLogger,
     @Inject(JUDGMENT_DISPATCH) private readonly dispatcher: DispatchStrategy,
   ) {
-    this.throwOnFailure = options.throwOnFailure ?? true;
+    this.throwOnFailure = options.throwOnFailure;
   }
 
   /**

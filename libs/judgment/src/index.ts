@@ -19,7 +19,7 @@ export {
   type Outcome,
   type OutcomeEnum,
 } from './definition/decision.decorator';
-export { JudgmentRegistry, UnknownJudgmentName } from './definition/judgment.registry';
+export { JudgmentRegistry } from './definition/judgment.registry';
 
 export { Likelihood, type LikelihoodMeaning } from './questions/likelihood';
 export { LikelihoodSet } from './questions/likelihood-set';
@@ -47,7 +47,7 @@ export type { JudgmentModuleOptions, EngineConnectionOptions, PersistenceOptions
 export { JudgmentModule, JudgmentRegistryModule } from './judgment.module';
 export { type JudgmentModuleExtras } from './judgment.module-definition';
 export { JUDGMENT_MODULE_OPTIONS } from './judgment.constants';
-export { judgmentOptionsFromEnv, judgmentQueueAttemptsFromEnv, InvalidConfiguration } from './judgment.env';
+export { judgmentOptionsFromEnv, judgmentQueueAttemptsFromEnv } from './judgment.env';
 export { Judge } from './judge/judge.service';
 export type { AssessResult, DispatchOptions, JudgmentTypeConfig } from './judge/judge.types';
 export {
@@ -72,7 +72,6 @@ export {
   type JudgmentQueueOptions,
   type JudgmentWorkerOptions,
 } from './queue/queue.options';
-export { UnqueueableJudgment } from './queue/queue.errors';
 export type { JudgmentPayload } from './queue/judgment.payload';
 export type { AssessJobData, DecideJobData } from './queue/queue.jobs-data';
 export {

@@ -3,4 +3,7 @@ export * from './declaration.errors';
 export * from './reading.errors';
 export * from './engine.errors';
 export * from './record.errors';
+export * from './configuration.errors';
+export * from './queue.errors';
+export * from './generator.errors';
 export * from './testing.errors';

@@ -7,7 +7,7 @@ import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
 import type { Judgment } from '../definition/judgment.decorator';
 import { JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
-import { InvalidConfiguration } from '../judgment.env';
+import { InvalidConfiguration } from '../errors';
 import type { JudgmentModuleExtras } from '../judgment.module-definition';
 import type { JudgmentModuleOptions } from '../judgment.options';
 import { AssessmentRecord } from './assessment-record.entity';

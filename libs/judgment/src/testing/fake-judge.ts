@@ -19,7 +19,7 @@ import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
 import type { JudgmentModuleOptions } from '../judgment.options';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { type AttemptContext, AssessmentRecorder } from '../persistence/assessment.recorder';
-import { JudgmentAssertionError } from './judgment-assertion.error';
+import { JudgmentAssertionError } from '../errors';
 import { preventEngineCalls } from './prevented-engine';
 import { type JudgmentScripts, type Script, runScript } from './scripts';
 

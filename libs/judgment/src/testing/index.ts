@@ -18,4 +18,4 @@ export {
   type SingleScript,
 } from './scripts';
 export { PreventedEngine } from './prevented-engine';
-export { JudgmentAssertionError } from './judgment-assertion.error';
+export { JudgmentAssertionError } from '../errors';

@@ -22,6 +22,11 @@ for (const [name, file] of entries) {
   const runtime = exported.filter((e) => e.runtime).length;
   console.log(`${name}: ${exported.length} (${runtime} runtime, ${exported.length - runtime} type-only)`);
   if (process.argv.includes('--names')) {
-    console.log(`  ${exported.map((e) => (e.runtime ? e.name : `type ${e.name}`)).sort().join(', ')}`);
+    console.log(
+      `  ${exported
+        .map((e) => (e.runtime ? e.name : `type ${e.name}`))
+        .sort()
+        .join(', ')}`,
+    );
   }
 }

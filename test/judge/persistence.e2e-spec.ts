@@ -12,8 +12,8 @@ import {
   Judgment,
   type JudgmentModuleOptions,
   Unassessed,
-  questionsFingerprint,
 } from 'nestjs-judgment';
+import { questionsFingerprint } from '../../libs/judgment/src/questions/questions-fingerprint';
 import type { JevSimulator } from '../../apps/jev-simulator/src';
 import {
   DB_KINDS,

@@ -7,8 +7,8 @@ import {
   Judgment,
   ReviewRequested,
   UnrebuildableAssessment,
-  UnscriptedQuestion,
 } from 'nestjs-judgment';
+import { UnscriptedQuestion } from 'nestjs-judgment/testing';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { JevSimulator } from '../../apps/jev-simulator/src';
 import {

@@ -7,18 +7,14 @@ import {
   AssessmentFailed,
   Decision,
   EngineFailed,
-  EngineManager,
   EngineRateLimited,
-  ExhaustedSequence,
-  ImpureDecision,
   Judge,
   JudgmentModule,
-  RealEngineCallPrevented,
   ReviewRequested,
   Unassessed,
   UndeclaredQuestion,
-  UnscriptedJudgment,
 } from 'nestjs-judgment';
+import { EngineManager } from 'nestjs-judgment/drivers';
 import {
   FakeJudge,
   JudgmentAssertionError,
@@ -29,6 +25,10 @@ import {
   fakeAssessment,
   fakeJudge,
   sequence,
+  ExhaustedSequence,
+  ImpureDecision,
+  RealEngineCallPrevented,
+  UnscriptedJudgment,
 } from 'nestjs-judgment/testing';
 import {
   Department,

@@ -18,4 +18,15 @@ export {
   type SingleScript,
 } from './scripts';
 export { PreventedEngine } from './prevented-engine';
-export { JudgmentAssertionError } from '../errors';
+// The errors the fakes throw: a test may expect them.
+export {
+  JudgmentAssertionError,
+  ImpureDecision,
+  UnscriptedJudgment,
+  UnscriptedQuestion,
+  ExhaustedSequence,
+  RealEngineCallPrevented,
+  InvalidScript,
+  InvalidProbability,
+  UndeclaredLevel,
+} from '../errors';

@@ -1,20 +1,20 @@
 /**
  * Measures how far libs/judgment/src is from one-way layers, counting type-only imports:
  * file-level import cycles and the largest group of folders that reach one another (root files count as one folder).
- * Usage: node scripts/layer-figures.js   (uses .dependency-cruiser.cjs for resolution and exclusions, not its rules)
+ * Usage: node scripts/layer-figures.js [checkout]   (uses .dependency-cruiser.cjs for exclusions, not its rules)
  */
 const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 
 const SRC = 'libs/judgment/src/';
-const root = path.join(__dirname, '..');
+const root = process.argv[2] ? path.resolve(process.argv[2]) : path.join(__dirname, '..');
 const output = execFileSync(
   process.execPath,
   [
-    path.join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
+    path.join(__dirname, '..', 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
     SRC,
     '--config',
-    '.dependency-cruiser.cjs',
+    path.join(__dirname, '..', '.dependency-cruiser.cjs'),
     '--output-type',
     'json',
   ],
@@ -58,30 +58,44 @@ function components(graph) {
   return found;
 }
 
-const folderOf = (file) => {
+/** The folder of a file; root files count as one folder '(root)', or each as its own node when `apart`. */
+const folderOf = (file, apart) => {
   const parts = file.slice(SRC.length).split('/');
-  return parts.length > 1 ? parts[0] : '(root)';
+  return parts.length > 1 ? parts[0] : apart ? parts[0] : '(root)';
 };
 const files = new Map();
-const folders = new Map();
-for (const m of modules) {
-  files.set(m.source, files.get(m.source) ?? new Set());
-  folders.set(folderOf(m.source), folders.get(folderOf(m.source)) ?? new Set());
-  for (const d of m.dependencies) {
-    if (!d.resolved.startsWith(SRC)) continue;
-    files.get(m.source).add(d.resolved);
-    if (folderOf(d.resolved) !== folderOf(m.source)) folders.get(folderOf(m.source)).add(folderOf(d.resolved));
+const folderGraph = (apart) => {
+  const graph = new Map();
+  for (const m of modules) {
+    const from = folderOf(m.source, apart);
+    graph.set(from, graph.get(from) ?? new Set());
+    for (const d of m.dependencies) {
+      if (d.resolved.startsWith(SRC) && folderOf(d.resolved, apart) !== from)
+        graph.get(from).add(folderOf(d.resolved, apart));
+    }
   }
+  return graph;
+};
+for (const m of modules) {
+  files.set(m.source, new Set(m.dependencies.filter((d) => d.resolved.startsWith(SRC)).map((d) => d.resolved)));
 }
 
 const cyclicFiles = components(files).filter((group) => group.length > 1);
 const circularImports = modules.flatMap((m) => m.dependencies.filter((d) => d.circular)).length;
-const folderGroups = components(folders).sort((a, b) => b.length - a.length);
+const largest = (graph) =>
+  components(graph)
+    .sort((a, b) => b.length - a.length)[0]
+    .sort();
+const folders = folderGraph(false);
+const apart = folderGraph(true);
 console.log(`files: ${files.size}, folders: ${folders.size}`);
 console.log(`imports that close a file-level cycle: ${circularImports}`);
 console.log(
   `file-level cycle groups: ${cyclicFiles.length} (${cyclicFiles.map((g) => g.length).join(', ') || 'none'} files)`,
 );
-console.log(
-  `largest folder-level group: ${folderGroups[0].length} of ${folders.size} (${folderGroups[0].sort().join(', ')})`,
-);
+for (const [label, graph] of [
+  ['largest folder-level group', folders],
+  ['the same with each root file on its own', apart],
+]) {
+  console.log(`${label}: ${largest(graph).length} of ${graph.size} (${largest(graph).join(', ')})`);
+}

@@ -23,7 +23,7 @@ import {
   Likelihood,
   judgmentEntities,
 } from 'nestjs-judgment';
-import { type JudgmentQueueOptions } from '../../libs/judgment/src/queue/queue.options';
+import { type JudgmentQueueOptions } from '../../libs/judgment/src/judgment.options';
 import { REDIS } from '../support/redis';
 
 export const API_KEY = 'sk-queue-test';

@@ -1,5 +1,5 @@
 /**
- * The layers of libs/judgment/src, checked by `npm run lint` (README "Architecture", /work ARCHITECTURE "Layers").
+ * The layers of libs/judgment/src, checked by `npm run lint` (the README's Architecture section lists them).
  *
  * A layer may import itself and the layers listed before it, never a later one; folders sharing a layer never import
  * each other. Together with `no-circular` (type-only imports included) this rules out cycles between files and
@@ -51,13 +51,15 @@ const upwardRules = LAYERS.slice(0, -1).map((layer, index) => ({
 }));
 
 // Root files of one layer are one folder (the root), so only layers of several real folders get a sibling rule.
-const siblingRules = LAYERS.filter((layer) => layer.folders.filter((f) => f.endsWith('/')).length > 1).map((layer) => ({
-  name: `layer-${layer.name}-imports-sibling`,
-  comment: `Folders of the ${layer.name} layer do not import each other; move what they share down a layer.`,
-  severity: 'error',
-  from: { path: pathOf(layer.folders.filter((f) => f.endsWith('/'))) },
-  to: { path: pathOf(layer.folders.filter((f) => f.endsWith('/'))), pathNot: `${SRC}$1` },
-}));
+const siblingRules = LAYERS.map((layer) => ({ ...layer, folders: layer.folders.filter((f) => f.endsWith('/')) }))
+  .filter((layer) => layer.folders.length > 1)
+  .map((layer) => ({
+    name: `layer-${layer.name}-imports-sibling`,
+    comment: `Folders of the ${layer.name} layer do not import each other; move what they share down a layer.`,
+    severity: 'error',
+    from: { path: pathOf(layer.folders) },
+    to: { path: pathOf(layer.folders), pathNot: `${SRC}$1` },
+  }));
 
 module.exports = {
   forbidden: [

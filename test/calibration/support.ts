@@ -8,22 +8,24 @@ import { Column, DataSource, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import {
   type Assessment,
   Decision,
-  type Engine,
-  type EngineConnectionOptions,
-  EngineManager,
   EngineRateLimited,
-  type EngineRequest,
-  type EngineResponse,
   Evidence,
   Judgment,
   JudgmentModule,
   type JudgmentModuleOptions,
   Likelihood,
-  Provenance,
   Rating,
   UntrustedText,
   judgmentEntities,
 } from 'nestjs-judgment';
+import {
+  type Engine,
+  type EngineConnectionOptions,
+  EngineManager,
+  type EngineRequest,
+  type EngineResponse,
+  Provenance,
+} from 'nestjs-judgment/drivers';
 
 export const PG = { type: 'postgres' as const, host: '127.0.0.1', port: 5432, username: 'postgres' };
 

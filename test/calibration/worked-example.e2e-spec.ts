@@ -6,15 +6,12 @@ import {
   Calibration,
   Classification,
   Decision,
-  type Engine,
-  type EngineRequest,
-  type EngineResponse,
   Judgment,
   LabelledCase,
   Likelihood,
   JudgmentModule,
-  Provenance,
 } from 'nestjs-judgment';
+import { type Engine, type EngineRequest, type EngineResponse, Provenance } from 'nestjs-judgment/drivers';
 
 enum ReturnOutcome {
   Approve = 'approve',

@@ -5,13 +5,11 @@ import { Keyv } from 'keyv';
 import {
   type Assessment,
   AssessmentCompleted,
-  type Engine,
-  type EngineResponse,
   Judgment,
   type JudgmentModuleOptions,
-  Provenance,
   ReviewRequested,
 } from 'nestjs-judgment';
+import { type Engine, type EngineResponse, Provenance } from 'nestjs-judgment/drivers';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   DB_KINDS,

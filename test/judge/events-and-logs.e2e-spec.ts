@@ -4,13 +4,11 @@ import {
   AssessmentCompleted,
   AssessmentDecided,
   AssessmentFailed,
-  type Engine,
-  type EngineResponse,
   type JudgmentModuleOptions,
-  Provenance,
   ReviewRequested,
   ReviewResolved,
 } from 'nestjs-judgment';
+import { type Engine, type EngineResponse, Provenance } from 'nestjs-judgment/drivers';
 import type { Fault, JevSimulator } from 'nestjs-judgment/simulator';
 import {
   API_KEY,

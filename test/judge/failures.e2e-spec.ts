@@ -2,16 +2,13 @@
 // returned as Unassessed; programming errors pass through. Jev driver over HTTP and a custom Engine class.
 import {
   AssessmentFailed,
-  type Engine,
   EngineFailed,
   EngineRateLimited,
-  type EngineRequest,
-  type EngineResponse,
   type JudgmentModuleOptions,
   MalformedEngineResponse,
-  Provenance,
   Unassessed,
 } from 'nestjs-judgment';
+import { type Engine, type EngineRequest, type EngineResponse, Provenance } from 'nestjs-judgment/drivers';
 import type { Fault, JevSimulator } from 'nestjs-judgment/simulator';
 import {
   DB_KINDS,

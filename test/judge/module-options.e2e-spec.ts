@@ -8,17 +8,17 @@ import {
   AssessmentRecord,
   Decision,
   DuplicateJudgmentName,
-  EngineManager,
   EngineNotConfigured,
   InvalidConfiguration,
   Judge,
   Judgment,
   JudgmentModule,
-  JudgmentRegistry,
   Unassessed,
   judgmentEntities,
   judgmentMigrations,
 } from 'nestjs-judgment';
+import { EngineManager } from 'nestjs-judgment/drivers';
+import { JudgmentRegistry } from '../../libs/judgment/src/definition/judgment.registry';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   DB_KINDS,

@@ -12,8 +12,8 @@ import {
   Judgment,
   type JudgmentModuleOptions,
   Unassessed,
-  questionsFingerprint,
 } from 'nestjs-judgment';
+import { questionsFingerprint } from '../../libs/judgment/src/questions/questions-fingerprint';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   DB_KINDS,

@@ -31,7 +31,6 @@ import {
   AssessmentRecord,
   Classification,
   Decision,
-  type EngineConnectionOptions,
   Evidence,
   Judge,
   Judgment,
@@ -45,6 +44,7 @@ import {
   judgmentEntities,
   judgmentMigrations,
 } from 'nestjs-judgment';
+import { type EngineConnectionOptions } from 'nestjs-judgment/drivers';
 
 /** The API key every suite gives the simulator and the jev connection; it must never surface anywhere else. */
 export const API_KEY = 'sk-SECRET-judge';

@@ -20,10 +20,10 @@ import {
   Judgment,
   JudgmentModule,
   type JudgmentModuleOptions,
-  type JudgmentQueueOptions,
   Likelihood,
   judgmentEntities,
 } from 'nestjs-judgment';
+import { type JudgmentQueueOptions } from '../../libs/judgment/src/judgment.options';
 import { REDIS } from '../support/redis';
 
 export const API_KEY = 'sk-queue-test';

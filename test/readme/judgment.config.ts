@@ -1,4 +1,5 @@
-import { EngineManager, type JudgmentModuleOptions } from 'nestjs-judgment';
+import { type JudgmentModuleOptions } from 'nestjs-judgment';
+import { EngineManager } from 'nestjs-judgment/drivers';
 import { KeywordEngine } from './keyword.engine';
 
 // Register the driver once, before the module starts; connections name it with `driver: 'keywords'`.

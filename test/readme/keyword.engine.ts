@@ -1,4 +1,10 @@
-import { type Engine, type EngineAnswer, type EngineRequest, type EngineResponse, Provenance } from 'nestjs-judgment';
+import {
+  type Engine,
+  type EngineAnswer,
+  type EngineRequest,
+  type EngineResponse,
+  Provenance,
+} from 'nestjs-judgment/drivers';
 
 /**
  * A custom Engine: any backend that answers every Question of one Judgment in one round. This one only knows

@@ -18,7 +18,6 @@ import { getRepositoryToken, TypeOrmModule } from '@nestjs/typeorm';
 import {
   AssessmentRecord,
   Calibration,
-  EngineManager,
   Evidence,
   Judge,
   Judgment,
@@ -28,6 +27,7 @@ import {
   Likelihood,
   ResolutionForbidden,
 } from 'nestjs-judgment';
+import { EngineManager } from 'nestjs-judgment/drivers';
 import request from 'supertest';
 import { DataSource, type Repository } from 'typeorm';
 import * as ts from 'typescript';

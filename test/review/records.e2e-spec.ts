@@ -3,11 +3,12 @@ import {
   AssessmentDecided,
   AssessmentRecord,
   EngineFailed,
+  InvalidRecordQuery,
   Judgment,
   ReviewRequested,
   UnrebuildableAssessment,
-  UnscriptedQuestion,
 } from 'nestjs-judgment';
+import { UnscriptedQuestion } from 'nestjs-judgment/testing';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
@@ -189,6 +190,12 @@ describe('Queries', () => {
     const all = await context.records.awaitingReview();
     expect(all.every((r) => r.isAwaitingReview())).toBe(true);
     expect(all.map((r) => r.id)).toContain(rows[0].id);
+  });
+
+  it('a subject filter that is not an entity the DataSource knows is refused with InvalidRecordQuery', async () => {
+    const query = context.records.awaitingReview({ subject: { id: 1 } as unknown as Customer });
+    await expect(query).rejects.toThrow(InvalidRecordQuery);
+    await expect(query).rejects.toThrow('The subject filter must be an instance of a TypeORM entity');
   });
 
   it('answered() and unassessed() split answered records from failed attempts', async () => {

@@ -135,6 +135,16 @@ describe('Resolving a Review', () => {
     await expect(context.records.resolve(undecided, 'no-such-outcome', STAFF)).rejects.toThrow(InvalidResolution);
   });
 
+  it('a reviewer that is neither { type, id } nor a saved entity is refused with InvalidResolution', async () => {
+    const { record } = await assessRefund(context, 'Refund me.');
+    const error = await refusal(
+      context.records.resolve(record, RefundOutcome.Approve, { id: 7 } as unknown as Reviewer),
+    );
+    expect(error).toBeInstanceOf(InvalidResolution);
+    expect(error.message).toMatch('A reviewer is { type, id } or a saved TypeORM entity');
+    expect((await context.row(record.id)).isResolved()).toBe(false);
+  });
+
   it("the app's own provider of the ResolutionPolicy class is used, fully constructed", async () => {
     const own = await startApp(DATABASE, url, {
       options: { resolutionPolicy: DirectoryPolicy },

@@ -1,12 +1,9 @@
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './engines/connection.settings';
 import { DEFAULT_JEV_URL } from './engines/jev/jev.engine';
 import { DEFAULT_MOCK_MODEL } from './engines/mock/mock.engine';
-import { JudgmentError } from './errors';
+import { InvalidConfiguration } from './errors';
 import { DEFAULT_CONNECTION, DEFAULT_RETENTION_DAYS } from './judgment.defaults';
 import type { EngineConnectionOptions, JudgmentModuleOptions } from './judgment.options';
-
-/** The module's configuration cannot be used: an environment variable's value, or a missing DataSource or entity. */
-export class InvalidConfiguration extends JudgmentError {}
 
 type Env = Readonly<Record<string, string | undefined>>;
 

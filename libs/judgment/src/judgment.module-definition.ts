@@ -1,6 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { JudgmentModuleOptions } from './judgment.options';
-import type { JudgmentQueueOptions } from './queue/queue.options';
+import type { JudgmentModuleOptions, JudgmentQueueOptions } from './judgment.options';
 
 /** Static options of `JudgmentModule.forRoot()`: they decide which modules are imported, so they cannot be async. */
 export interface JudgmentModuleExtras {

@@ -1,4 +1,6 @@
-import { Assessment, LikelihoodAnswer, Provenance } from 'nestjs-judgment';
+import { Assessment } from 'nestjs-judgment';
+import { Provenance } from 'nestjs-judgment/drivers';
+import { LikelihoodAnswer } from './answers';
 import { Department, Harm, RefundAbuse, SupportTicket, aRefund, aTicket } from '../testing/fixtures.spec-helpers';
 
 const refundAbuse = new RefundAbuse(aRefund());

@@ -1,11 +1,6 @@
-import {
-  Assessment,
-  Provenance,
-  UndeclaredLabel,
-  UndeclaredQuestion,
-  UnscriptedQuestion,
-  WrongQuestionKind,
-} from 'nestjs-judgment';
+import { Assessment, UndeclaredLabel, UndeclaredQuestion, WrongQuestionKind } from 'nestjs-judgment';
+import { Provenance } from 'nestjs-judgment/drivers';
+import { UnscriptedQuestion } from 'nestjs-judgment/testing';
 import { RefundAbuse, SupportTicket, aRefund, aTicket, jevProvenance } from '../testing/fixtures.spec-helpers';
 
 const refundAbuse = new RefundAbuse(aRefund());

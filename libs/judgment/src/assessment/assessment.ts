@@ -6,6 +6,7 @@ import {
   InvalidDecision,
   NoDefaultDecision,
   UndeclaredQuestion,
+  UnrebuildableAssessment,
   UnscriptedQuestion,
   WrongQuestionKind,
 } from '../errors';
@@ -204,7 +205,7 @@ function describeDecision(decision: unknown): string {
 
 function decodeAnswer(judgment: string, key: string, question: DeclaredQuestion, value: EncodedAnswer): AnyAnswer {
   const bad = (expected: string) =>
-    new TypeError(`The answer to "${key}" on ${judgment} is not ${expected}: ${JSON.stringify(value)}.`);
+    new UnrebuildableAssessment(`The answer to "${key}" on ${judgment} is not ${expected}: ${JSON.stringify(value)}.`);
   if (question instanceof Likelihood) {
     if (!isProbability(value)) throw bad('a probability from 0 to 1');
     return new LikelihoodAnswer(value);

@@ -1,13 +1,12 @@
 import {
   Assessment,
   Decision,
-  ImpureDecision,
   InvalidDecision,
   NoDefaultDecision,
-  Provenance,
   type Decision as DecisionContract,
 } from 'nestjs-judgment';
-import { fakeAssessment } from 'nestjs-judgment/testing';
+import { Provenance } from 'nestjs-judgment/drivers';
+import { fakeAssessment, ImpureDecision } from 'nestjs-judgment/testing';
 import {
   RefundAbuse,
   RefundDecision,

@@ -3,18 +3,13 @@
  * Each `// @ts-expect-error` line must be a type error (tsc fails if it compiles); every other line must compile.
  * Nothing here is meant to run.
  */
+import { type Assessment, Classification, Decision, Judgment, Likelihood, Rating } from 'nestjs-judgment';
 import {
-  type Assessment,
-  Classification,
   type ClassificationAnswer,
-  Decision,
-  Judgment,
-  Likelihood,
   type LikelihoodAnswer,
   type LikelihoodSetAnswer,
-  Rating,
   type RatingAnswer,
-} from 'nestjs-judgment';
+} from './answers';
 import { fakeAssessment } from 'nestjs-judgment/testing';
 
 enum Department {

@@ -1,15 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { GeneratorError } from '../errors';
 
 /** A class or enum the generated file imports: its name and where it is exported from. */
 export interface Imported {
   readonly name: string;
   readonly file: string;
-}
-
-/** An error in what a generator was asked to write. */
-export class GeneratorError extends Error {
-  override readonly name = 'GeneratorError';
 }
 
 const RESERVED = new Set(

@@ -1,15 +1,8 @@
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
 import { fail, print } from './cli.output';
-import {
-  GeneratorError,
-  checkClassName,
-  decisionSource,
-  findExport,
-  kebabCase,
-  sourceRoot,
-  writeGenerated,
-} from './generators';
+import { GeneratorError } from '../errors';
+import { checkClassName, decisionSource, findExport, kebabCase, sourceRoot, writeGenerated } from './generators';
 
 /** Options of `judgment make:decision`. */
 export interface MakeDecisionOptions {

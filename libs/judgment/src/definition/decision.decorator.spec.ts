@@ -1,4 +1,5 @@
-import { Decision, InvalidDecision, decisionMetadata } from 'nestjs-judgment';
+import { Decision, InvalidDecision } from 'nestjs-judgment';
+import { decisionMetadata } from './decision.decorator';
 import { RefundDecision, RefundOutcome, RouteTicket, StrictRefundDecision } from '../testing/fixtures.spec-helpers';
 
 enum Priority {

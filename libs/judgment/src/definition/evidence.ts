@@ -23,7 +23,10 @@ export const Evidence = {
   /** Marks end-user text (a complaint, an explanation, a post): it stays at its path and is fenced for the Engine. */
   untrusted(text: string): UntrustedText {
     if (typeof text !== 'string') {
-      throw new TypeError(`Evidence.untrusted() takes the end-user text as a string; got ${typeof text}.`);
+      throw new InvalidEvidence(
+        null,
+        `given to Evidence.untrusted() must be the end-user text as a string; got ${typeof text}.`,
+      );
     }
     return new UntrustedText(text);
   },

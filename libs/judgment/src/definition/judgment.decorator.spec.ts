@@ -1,4 +1,5 @@
-import { Decision, Judgment, Likelihood, judgmentMetadata, judgmentName } from 'nestjs-judgment';
+import { Decision, Judgment, Likelihood, judgmentName } from 'nestjs-judgment';
+import { judgmentMetadata } from './judgment.decorator';
 import { RefundAbuse, RefundDecision, RefundOutcome, aRefund } from '../testing/fixtures.spec-helpers';
 
 const questions = () => ({ q: Likelihood.that('Is it?') });

@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import { InvalidJudgment } from '../errors';
 import type { EvidenceMap } from './evidence';
 import type { QuestionMap } from '../questions/question';
 
@@ -50,16 +51,20 @@ const judgments = new WeakMap<Function, JudgmentOptions>();
 /** Declares a Judgment class with its stable name and static options. */
 export function Judgment(options: JudgmentOptions = {}): ClassDecorator {
   if (options.name !== undefined && (typeof options.name !== 'string' || options.name.trim() === '')) {
-    throw new TypeError('@Judgment({ name }) must be a non-blank string.');
+    throw new InvalidJudgment('@Judgment({ name }) must be a non-blank string.');
   }
   if (options.cacheFor !== undefined && !(Number.isFinite(options.cacheFor) && options.cacheFor >= 0)) {
-    throw new TypeError(`@Judgment({ cacheFor }) must be a number of seconds ≥ 0; got ${String(options.cacheFor)}.`);
+    throw new InvalidJudgment(
+      `@Judgment({ cacheFor }) must be a number of seconds ≥ 0; got ${String(options.cacheFor)}.`,
+    );
   }
   if (options.engine !== undefined && (typeof options.engine !== 'string' || options.engine.trim() === '')) {
-    throw new TypeError('@Judgment({ engine }) must be the non-blank name of an Engine connection.');
+    throw new InvalidJudgment('@Judgment({ engine }) must be the non-blank name of an Engine connection.');
   }
   if (options.decision !== undefined && typeof options.decision !== 'function') {
-    throw new TypeError('@Judgment({ decision }) must be a Decision class, or a thunk returning it: () => MyDecision.');
+    throw new InvalidJudgment(
+      '@Judgment({ decision }) must be a Decision class, or a thunk returning it: () => MyDecision.',
+    );
   }
   return (target) => {
     judgments.set(target, { ...options });

@@ -1,11 +1,5 @@
-import {
-  Decision,
-  DuplicateJudgmentName,
-  Judgment,
-  JudgmentRegistry,
-  Likelihood,
-  UnknownJudgmentName,
-} from 'nestjs-judgment';
+import { Decision, DuplicateJudgmentName, Judgment, Likelihood, UnknownJudgmentName } from 'nestjs-judgment';
+import { JudgmentRegistry } from './judgment.registry';
 import {
   RefundAbuse,
   RefundDecision,

@@ -1,10 +1,7 @@
 import type { Type } from '@nestjs/common';
-import { DuplicateJudgmentName, JudgmentError } from '../errors';
+import { DuplicateJudgmentName, InvalidConfiguration, UnknownDecision, UnknownJudgmentName } from '../errors';
 import { type Decision, decisionMetadata, isDecision } from './decision.decorator';
 import { type Judgment, isDecoratedJudgment, judgmentMetadata } from './judgment.decorator';
-
-/** Raised when a name is looked up that no registered Judgment or Decision carries. */
-export class UnknownJudgmentName extends JudgmentError {}
 
 /**
  * Name ⇄ class for the registered Judgments and Decisions: how the queue worker, record rebuild and the CLI turn a
@@ -26,7 +23,7 @@ export class JudgmentRegistry {
           this.add(this.decisionsByName, decisionMetadata(metadata.decision).name, metadata.decision, 'Decision');
         }
       } else {
-        throw new TypeError(
+        throw new InvalidConfiguration(
           `${cls.name || 'A class'} was given to JudgmentModule.forFeature(), but it is neither a Judgment ` +
             '(evidence() and questions() methods) nor a Decision (@Decision()).',
         );
@@ -44,7 +41,7 @@ export class JudgmentRegistry {
   /** The Decision class registered under `name`. */
   decision(name: string): Type<Decision> {
     const cls = this.decisionsByName.get(name);
-    if (!cls) throw new UnknownJudgmentName(unknown('Decision', name, this.decisionsByName));
+    if (!cls) throw new UnknownDecision(unknown('Decision', name, this.decisionsByName));
     return cls;
   }
 

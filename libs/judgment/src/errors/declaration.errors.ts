@@ -5,13 +5,17 @@ export class InvalidQuestion extends JudgmentError {}
 
 /** The Evidence holds a value that cannot be sent to an Engine (cycle, BigInt, function, symbol, lone surrogate...). */
 export class InvalidEvidence extends JudgmentError {
+  /** `path` is the dotted path of the value, '' for the whole Evidence, null when the path is not known. */
   constructor(
-    readonly path: string,
+    readonly path: string | null,
     problem: string,
   ) {
-    super(`The Evidence at "${path || '(root)'}" ${problem}`);
+    super(path === null ? `The Evidence ${problem}` : `The Evidence at "${path || '(root)'}" ${problem}`);
   }
 }
+
+/** A class used as a Judgment is not one, or its @Judgment() options cannot be used. */
+export class InvalidJudgment extends JudgmentError {}
 
 /** Two registered Judgments (or Decisions) share one name. */
 export class DuplicateJudgmentName extends JudgmentError {}
@@ -37,3 +41,9 @@ export class ImpureDecision extends JudgmentError {
     );
   }
 }
+
+/** No registered Judgment carries the name looked up (by a queued job, a record or the CLI). */
+export class UnknownJudgmentName extends JudgmentError {}
+
+/** No registered Decision carries the name looked up (a record's Decision, or one named to the CLI). */
+export class UnknownDecision extends JudgmentError {}

@@ -3,5 +3,8 @@ export * from './declaration.errors';
 export * from './reading.errors';
 export * from './engine.errors';
 export * from './record.errors';
+export * from './configuration.errors';
+export * from './queue.errors';
+export * from './generator.errors';
 export * from './testing.errors';
 export { MissingPeerDependency, type PeerProblem } from './peer.errors';

@@ -30,8 +30,11 @@ export class UnrebuildableAssessment extends JudgmentError {}
 /** A queued Judgment's Subject (or a record's Subject) no longer exists. */
 export class SubjectNotFound extends JudgmentError {}
 
-/** A Resolution that cannot be applied to the record. */
+/** A Resolution that cannot be applied to the record (or whose reviewer cannot be recorded). */
 export class InvalidResolution extends JudgmentError {}
+
+/** A records query was given a filter it cannot use. */
+export class InvalidRecordQuery extends JudgmentError {}
 
 /** The app's ResolutionPolicy refused the reviewer (or no policy is configured). */
 export class ResolutionForbidden extends JudgmentError {}

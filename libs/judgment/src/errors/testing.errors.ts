@@ -6,9 +6,8 @@ export class UnscriptedJudgment extends JudgmentError {}
 /** A fake sequence ran out of scripts. */
 export class ExhaustedSequence extends JudgmentError {}
 
-/** A real Engine was asked while the Judge is faked. */
-export class RealEngineCallPrevented extends JudgmentError {
-  constructor() {
-    super('The Judge is faked, so real Engine calls are prevented: script this Judgment in the fake Judge instead.');
-  }
-}
+/** A script given to the fake Judge or a fake Assessment has the wrong shape. */
+export class InvalidScript extends JudgmentError {}
+
+/** A fake Judge assertion failed; its message says what was expected and what happened. Fails the Jest test. */
+export class JudgmentAssertionError extends JudgmentError {}

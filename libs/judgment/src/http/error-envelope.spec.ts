@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, HttpException, NotFoundException } from '@nestjs/common';
-import { UnknownJudgmentName } from '../definition/judgment.registry';
+import { UnknownDecision, UnknownJudgmentName } from '../errors';
 import {
   EngineBudgetExhausted,
   EngineFailed,
@@ -44,6 +44,10 @@ describe('the error envelope', () => {
     expect(coded(new UnrebuildableAssessment('changed'))).toEqual({ status: 409, code: 'conflict' });
     expect(coded(new SubjectNotFound('deleted'))).toEqual({ status: 404, code: 'not_found' });
     expect(coded(new UnknownJudgmentName('typo'))).toEqual({ status: 404, code: 'not_found' });
+  });
+
+  it('a record whose Decision this server no longer knows is a conflict, not a missing record', () => {
+    expect(coded(new UnknownDecision('renamed'))).toEqual({ status: 409, code: 'conflict' });
   });
 
   it('Engine failures are engine_failed with their type and request id; "try later" ones are 503', () => {

@@ -1,5 +1,4 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
-import { UnknownJudgmentName } from '../definition/judgment.registry';
 import {
   EngineBudgetExhausted,
   EngineFailed,
@@ -9,6 +8,8 @@ import {
   InvalidResolution,
   ResolutionForbidden,
   SubjectNotFound,
+  UnknownDecision,
+  UnknownJudgmentName,
   UnrebuildableAssessment,
 } from '../errors';
 
@@ -64,7 +65,12 @@ export function errorEnvelope(exception: unknown): { status: number; body: Judgm
     return reply(status, CODE_OF_STATUS[status] ?? 'validation_error', httpMessage(exception));
   }
   if (exception instanceof ResolutionForbidden) return reply(403, 'forbidden', exception.message);
-  if (exception instanceof InvalidResolution || exception instanceof UnrebuildableAssessment) {
+  // An unknown Decision means the server no longer knows the record's Decision: the record exists, so not a 404.
+  if (
+    exception instanceof InvalidResolution ||
+    exception instanceof UnrebuildableAssessment ||
+    exception instanceof UnknownDecision
+  ) {
     return reply(409, 'conflict', exception.message, { type: exception.name });
   }
   if (exception instanceof SubjectNotFound || exception instanceof UnknownJudgmentName) {

@@ -12,19 +12,17 @@ import {
   AssessmentRecord,
   AssessmentRecords,
   Decision,
-  type Engine,
   EngineFailed,
-  type EngineResponse,
   Evidence,
   Judge,
   Judgment,
   JudgmentModule,
   type JudgmentModuleOptions,
   Likelihood,
-  Provenance,
   ReviewRequested,
   Unassessed,
 } from 'nestjs-judgment';
+import { type Engine, type EngineResponse, Provenance } from 'nestjs-judgment/drivers';
 import { EventLog } from '../testing/testing.spec-helpers';
 
 enum Verdict {

@@ -5,7 +5,7 @@ import { Provenance } from '../assessment/provenance';
 import { type Decision, type Outcome, decisionMetadata } from '../definition/decision.decorator';
 import { type Judgment, type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
 import { JudgmentRegistry } from '../definition/judgment.registry';
-import { InvalidResolution, ResolutionForbidden, UnrebuildableAssessment } from '../errors';
+import { InvalidRecordQuery, InvalidResolution, ResolutionForbidden, UnrebuildableAssessment } from '../errors';
 import { ReviewResolved } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
@@ -255,7 +255,7 @@ export class AssessmentRecords {
   private reviewerReference(reviewer: Reviewer): EntityReference {
     const reference = this.reference(reviewer);
     if (!reference) {
-      throw new TypeError(
+      throw new InvalidResolution(
         'A reviewer is { type, id } or a saved TypeORM entity (its entity name and primary key are recorded).',
       );
     }
@@ -284,7 +284,9 @@ export class AssessmentRecords {
     if (filter.subject !== undefined) {
       const dataSource = this.recorder.dataSource();
       if (!isEntity(dataSource, filter.subject)) {
-        throw new TypeError('The subject filter must be an instance of a TypeORM entity the DataSource knows.');
+        throw new InvalidRecordQuery(
+          'The subject filter must be an instance of a TypeORM entity the DataSource knows.',
+        );
       }
       const subject = entityReference(dataSource, filter.subject);
       if (!subject) return []; // an unsaved entity has no records

@@ -5,7 +5,7 @@ import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
 import type { Judgment } from '../definition/judgment.decorator';
 import { JUDGMENT_DATA_SOURCE, JUDGMENT_EXTRAS, RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
-import { InvalidConfiguration } from '../judgment.env';
+import { InvalidConfiguration } from '../errors';
 import type { JudgmentModuleExtras } from '../judgment.module-definition';
 import type { ResolvedJudgmentOptions, ResolvedPersistence } from '../judgment.options';
 import { AssessmentRecord } from './assessment-record.entity';

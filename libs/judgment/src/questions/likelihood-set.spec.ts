@@ -1,4 +1,5 @@
 import { InvalidQuestion, Likelihood, LikelihoodSet } from 'nestjs-judgment';
+import { likelihoodsOf } from './question';
 import { HARM_QUESTIONS, Harm } from '../testing/fixtures.spec-helpers';
 
 describe('Likelihood Set', () => {
@@ -11,7 +12,7 @@ describe('Likelihood Set', () => {
   });
 
   it('each label becomes an independent Likelihood with its complete question and no criteria', () => {
-    const likelihoods = Likelihood.each({ spam: 'Is it spam?', abuse: 'Is it abusive?' }).likelihoods();
+    const likelihoods = likelihoodsOf(Likelihood.each({ spam: 'Is it spam?', abuse: 'Is it abusive?' }));
     expect(likelihoods.map(([label, l]) => [label, l.kind, l.text, l.criteria])).toEqual([
       ['spam', 'likelihood', 'Is it spam?', null],
       ['abuse', 'likelihood', 'Is it abusive?', null],

@@ -1,6 +1,5 @@
 import { InvalidQuestion } from '../errors';
 import { describe, requireQuestionText } from './question-text';
-import { Likelihood } from './likelihood';
 
 /** Independent Likelihoods over a closed set of labels, each label supplying its complete question. */
 export class LikelihoodSet<L extends string = string> {
@@ -41,10 +40,5 @@ export class LikelihoodSet<L extends string = string> {
   /** The complete question of one label. */
   textOf(label: L): string {
     return this.texts.get(label) as string;
-  }
-
-  /** The Likelihoods this set expands to, keyed by label, in declaration order. */
-  likelihoods(): Array<[L, Likelihood]> {
-    return this.labels.map((label) => [label, Likelihood.that(this.textOf(label))]);
   }
 }

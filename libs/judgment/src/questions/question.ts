@@ -64,10 +64,16 @@ export function expandQuestions(judgment: string, questions: QuestionMap): Map<s
   };
   for (const [key, question] of Object.entries(questions)) {
     if (question instanceof LikelihoodSet) {
-      for (const [label, likelihood] of question.likelihoods()) add(`${key}.${label}`, likelihood, true);
+      for (const [label, likelihood] of likelihoodsOf(question)) add(`${key}.${label}`, likelihood, true);
     } else {
       add(key, question, false);
     }
   }
   return expanded;
+}
+
+/** The Likelihoods a Likelihood Set expands to, keyed by label, in declaration order. */
+export function likelihoodsOf<L extends string>(set: LikelihoodSet<L>): Array<[L, Likelihood]> {
+  // Lives here rather than on LikelihoodSet so likelihood.ts and likelihood-set.ts do not import each other.
+  return set.labels.map((label) => [label, Likelihood.that(set.textOf(label))]);
 }

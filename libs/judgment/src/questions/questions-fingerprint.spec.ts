@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Classification, Likelihood, Rating, questionsFingerprint, type QuestionMap } from 'nestjs-judgment';
+import { Classification, Likelihood, Rating, type QuestionMap } from 'nestjs-judgment';
+import { questionsFingerprint } from './questions-fingerprint';
 
 /** A question set built fresh on every call; `change` alters one piece of it. */
 const questions = (change: Partial<Record<string, unknown>> = {}): QuestionMap => {

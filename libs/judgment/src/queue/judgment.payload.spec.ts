@@ -2,7 +2,7 @@ import { Judgment, type Judgment as JudgmentShape } from '../definition/judgment
 import { JudgmentRegistry } from '../definition/judgment.registry';
 import { Likelihood } from '../questions/likelihood';
 import { decodeJudgment, encodeJudgment } from './judgment.payload';
-import { UnqueueableJudgment } from './queue.errors';
+import { UnqueueableJudgment } from '../errors';
 
 let constructed = 0;
 

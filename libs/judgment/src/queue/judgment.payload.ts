@@ -3,7 +3,7 @@ import { type Judgment, judgmentName } from '../definition/judgment.decorator';
 import type { JudgmentRegistry } from '../definition/judgment.registry';
 import { SubjectNotFound } from '../errors';
 import { isEntity } from '../persistence/entity-reference';
-import { UnqueueableJudgment } from './queue.errors';
+import { UnqueueableJudgment } from '../errors';
 
 /** A place inside a property's value: object keys and array indexes. */
 export type PayloadPath = (string | number)[];

@@ -3,8 +3,13 @@ import { WorkerHost } from '@nestjs/bullmq';
 import type { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
 import { type Job, type Queue, UnrecoverableError } from 'bullmq';
 import type { Outcome } from '../definition/decision.decorator';
-import { NoDefaultDecision, SubjectNotFound, UnrebuildableAssessment } from '../errors';
-import { UnknownJudgmentName } from '../definition/judgment.registry';
+import {
+  NoDefaultDecision,
+  SubjectNotFound,
+  UnknownDecision,
+  UnknownJudgmentName,
+  UnrebuildableAssessment,
+} from '../errors';
 import type { Judge } from '../judge/judge.service';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessStep, JudgmentJobs } from './judgment.jobs';
@@ -121,7 +126,7 @@ type ErrorClass = new (...args: any[]) => Error;
 /** Errors no retry can mend when a job's Judgment is restored: a deleted Subject, a name no longer registered. */
 const CANNOT_RESTORE: ErrorClass[] = [SubjectNotFound, UnknownJudgmentName];
 /** Errors no retry can mend when deciding from a record. */
-const CANNOT_DECIDE: ErrorClass[] = [UnrebuildableAssessment, NoDefaultDecision, UnknownJudgmentName];
+const CANNOT_DECIDE: ErrorClass[] = [UnrebuildableAssessment, NoDefaultDecision, UnknownJudgmentName, UnknownDecision];
 
 /** Runs `work`; an error of one of `types` becomes BullMQ's UnrecoverableError (no retries), keeping its message. */
 async function failAtOnceOn<T>(types: readonly ErrorClass[], work: () => Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleInit, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { InvalidConfiguration } from '../errors';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
@@ -32,7 +33,7 @@ export class ResolutionPolicyHost implements OnModuleInit {
     const cls = this.options.given.resolutionPolicy as Type<ResolutionPolicy> | undefined;
     if (!cls) return;
     if (typeof cls !== 'function' || typeof cls.prototype?.canResolve !== 'function') {
-      throw new TypeError(
+      throw new InvalidConfiguration(
         'JudgmentModule option resolutionPolicy must be a class implementing ResolutionPolicy ' +
           '(a canResolve(reviewer, record) method).',
       );

@@ -1,14 +1,12 @@
+import { Judgment, Rating, UndeclaredLabel, UndeclaredQuestion, WrongQuestionKind } from 'nestjs-judgment';
 import {
+  DEFAULT_FAKE_CONFIDENCE,
+  FakeAssessmentBuilder,
+  fakeAssessment,
   InvalidProbability,
-  Judgment,
-  Rating,
-  UndeclaredLabel,
   UndeclaredLevel,
-  UndeclaredQuestion,
   UnscriptedQuestion,
-  WrongQuestionKind,
-} from 'nestjs-judgment';
-import { DEFAULT_FAKE_CONFIDENCE, FakeAssessmentBuilder, fakeAssessment } from 'nestjs-judgment/testing';
+} from 'nestjs-judgment/testing';
 import { Department, Harm, RefundAbuse, SupportTicket, aRefund, aTicket } from './fixtures.spec-helpers';
 
 const refundAbuse = new RefundAbuse(aRefund());

@@ -10,7 +10,14 @@ import type {
   RatingKey,
 } from '../assessment/typing';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
-import { InvalidProbability, UndeclaredLabel, UndeclaredLevel, UndeclaredQuestion, WrongQuestionKind } from '../errors';
+import {
+  InvalidProbability,
+  InvalidScript,
+  UndeclaredLabel,
+  UndeclaredLevel,
+  UndeclaredQuestion,
+  WrongQuestionKind,
+} from '../errors';
 import type { Classification } from '../questions/classification';
 import type { LikelihoodSet } from '../questions/likelihood-set';
 import { KIND_NAMES, type DeclaredQuestion, type QuestionMap, readQuestions } from '../questions/question';
@@ -165,7 +172,7 @@ function fromMap(
   answer: Record<string, number>,
 ): Record<string, number> {
   if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) {
-    throw new TypeError(`Script the ${kind} "${key}" with a label → probability map.`);
+    throw new InvalidScript(`Script the ${kind} "${key}" with a label → probability map.`);
   }
   for (const label of Object.keys(answer)) {
     if (!labels.includes(label)) throw new UndeclaredLabel(kind, key, label, labels);

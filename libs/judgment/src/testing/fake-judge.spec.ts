@@ -9,14 +9,11 @@ import {
   EngineFailed,
   AnswerSource,
   EngineRateLimited,
-  ExhaustedSequence,
-  ImpureDecision,
   Judge,
   JudgmentModule,
   ReviewRequested,
   Unassessed,
   UndeclaredQuestion,
-  UnscriptedJudgment,
 } from 'nestjs-judgment';
 import {
   FakeJudge,
@@ -27,6 +24,9 @@ import {
   fakeAssessment,
   fakeJudge,
   sequence,
+  ExhaustedSequence,
+  ImpureDecision,
+  UnscriptedJudgment,
 } from 'nestjs-judgment/testing';
 import {
   Department,

@@ -5,7 +5,7 @@ import type { Engine, EngineAnswer, EngineResponse } from '../engines/engine.int
 import { EngineFailed, UnscriptedJudgment } from '../errors';
 import { AnswerSource, type ChosenEngine } from '../judge/answer-source';
 import type { RecordLink } from '../persistence/record-link';
-import { JudgmentAssertionError } from './judgment-assertion.error';
+import { JudgmentAssertionError } from '../errors';
 import { type JudgmentScripts, type Script, runScript } from './scripts';
 
 /** What an assertion predicate receives: the Judgment that was assessed or dispatched. */

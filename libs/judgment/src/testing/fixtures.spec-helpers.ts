@@ -1,14 +1,6 @@
 // Shared fixture Judgments and Decisions for the library's unit tests. Not exported from any entry point.
-import {
-  type Assessment,
-  Classification,
-  Decision,
-  Evidence,
-  Judgment,
-  Likelihood,
-  Provenance,
-  Rating,
-} from 'nestjs-judgment';
+import { type Assessment, Classification, Decision, Evidence, Judgment, Likelihood, Rating } from 'nestjs-judgment';
+import { Provenance } from 'nestjs-judgment/drivers';
 
 // ---------------------------------------------------------------------------------------------------------------
 // RefundAbuse: a Likelihood (with .means) and a Rating; default Decision given as a thunk (declared below it).

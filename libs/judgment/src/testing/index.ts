@@ -17,4 +17,14 @@ export {
   type ScriptedAnswers,
   type SingleScript,
 } from './scripts';
-export { JudgmentAssertionError } from './judgment-assertion.error';
+// The errors the fakes throw: a test may expect them.
+export {
+  JudgmentAssertionError,
+  ImpureDecision,
+  UnscriptedJudgment,
+  UnscriptedQuestion,
+  ExhaustedSequence,
+  InvalidScript,
+  InvalidProbability,
+  UndeclaredLevel,
+} from '../errors';

@@ -1,5 +1,5 @@
 import type { Judgment } from '../definition/judgment.decorator';
-import { ExhaustedSequence } from '../errors';
+import { ExhaustedSequence, InvalidScript } from '../errors';
 import { FakeAssessmentBuilder, type ScriptedAnswer, fakeAssessment } from './fake-assessment';
 
 /** Answers as `FakeAssessmentBuilder.answers()` takes them: question key → answer. */
@@ -57,7 +57,7 @@ export function runScript<J extends Judgment>(
   const result = typeof single === 'function' ? single(judgment) : single;
   if (result instanceof FakeAssessmentBuilder) return result as FakeAssessmentBuilder<J>;
   if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-    throw new TypeError(
+    throw new InvalidScript(
       `The script for ${name} gave ${Array.isArray(result) ? 'a list' : String(result)}: a script must be answers ` +
         '({ questionKey: answer }), a fake Assessment builder, or a function returning one of those.',
     );

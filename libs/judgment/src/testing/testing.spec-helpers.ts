@@ -1,13 +1,8 @@
 // Shared helpers of the fake Judge's specs (unit and e2e): a capturing Nest logger and an event listener.
 import { Injectable, type LoggerService } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import {
-  AssessmentCompleted,
-  AssessmentDecided,
-  AssessmentFailed,
-  type JudgmentEvent,
-  ReviewRequested,
-} from 'nestjs-judgment';
+import { AssessmentCompleted, AssessmentDecided, AssessmentFailed, ReviewRequested } from 'nestjs-judgment';
+import { type JudgmentEvent } from '../events/judgment.events';
 
 /** Keeps every event the package announces, in order. */
 @Injectable()

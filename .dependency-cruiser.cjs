@@ -1,0 +1,102 @@
+/**
+ * The layers of libs/judgment/src, checked by `npm run lint` (the README's Architecture section lists them).
+ *
+ * A layer may import itself and the layers listed before it, never a later one; folders sharing a layer never import
+ * each other. Together with `no-circular` (type-only imports included) this rules out cycles between files and
+ * between folders. Known violations the redesign is removing live in .dependency-cruiser-known-violations.json.
+ */
+const SRC = '^libs/judgment/src/';
+
+/** Lowest first. Each entry: a name and the folders (or root files) that form the layer. */
+const LAYERS = [
+  { name: 'errors', folders: ['errors/'] },
+  { name: 'fingerprint', folders: ['fingerprint/'] },
+  { name: 'questions', folders: ['questions/'] },
+  { name: 'definition', folders: ['definition/'] },
+  { name: 'assessment', folders: ['assessment/'] },
+  // The module's options, tokens and environment reader: every service below the wiring reads them.
+  {
+    name: 'options',
+    folders: [
+      'judgment\\.options\\.ts$',
+      'judgment\\.constants\\.ts$',
+      'judgment\\.module-definition\\.ts$',
+      'judgment\\.env\\.ts$',
+    ],
+  },
+  { name: 'engines', folders: ['engines/'] },
+  { name: 'logging', folders: ['logging/'] },
+  { name: 'recording', folders: ['persistence/'] },
+  // The judge announces and caches, so events and the cache sit below it.
+  { name: 'events-cache', folders: ['events/', 'cache/'] },
+  { name: 'judge', folders: ['judge/'] },
+  { name: 'services', folders: ['review/', 'queue/', 'calibration/'] },
+  // The module wiring sits under the kits: JudgmentTestingModule builds on JudgmentModule.
+  { name: 'wiring', folders: ['judgment\\.module\\.ts$', 'judgment\\.startup\\.ts$'] },
+  { name: 'entry-points', folders: ['http/', 'cli/', 'testing/', 'drivers/', 'simulator/', 'index\\.ts$'] },
+];
+
+const pathOf = (folders) => `${SRC}(${folders.join('|')})`;
+
+const upwardRules = LAYERS.slice(0, -1).map((layer, index) => ({
+  name: `layer-${layer.name}-imports-upward`,
+  comment: `${layer.name} may import only from ${
+    LAYERS.slice(0, index)
+      .map((l) => l.name)
+      .join(', ') || 'no other layer'
+  }.`,
+  severity: 'error',
+  from: { path: pathOf(layer.folders) },
+  to: { path: pathOf(LAYERS.slice(index + 1).flatMap((l) => l.folders)) },
+}));
+
+// Root files of one layer are one folder (the root), so only layers of several real folders get a sibling rule.
+const siblingRules = LAYERS.map((layer) => ({ ...layer, folders: layer.folders.filter((f) => f.endsWith('/')) }))
+  .filter((layer) => layer.folders.length > 1)
+  .map((layer) => ({
+    name: `layer-${layer.name}-imports-sibling`,
+    comment: `Folders of the ${layer.name} layer do not import each other; move what they share down a layer.`,
+    severity: 'error',
+    from: { path: pathOf(layer.folders) },
+    to: { path: pathOf(layer.folders), pathNot: `${SRC}$1` },
+  }));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'Files of the library import one another one way only (type-only imports count too).',
+      severity: 'error',
+      from: { path: SRC },
+      to: { circular: true },
+    },
+    {
+      name: 'no-production-import-of-testing',
+      comment: 'Production code never loads the testing kit or the test suites; testing builds on production.',
+      severity: 'error',
+      from: { path: SRC, pathNot: `${SRC}testing/` },
+      to: { path: [`${SRC}testing/`, '^test/'] },
+    },
+    {
+      name: 'no-relative-require',
+      comment:
+        'A lazy require() of our own file hides a cycle; import it. Only optional peer packages are required lazily.',
+      severity: 'error',
+      from: { path: SRC },
+      to: { dependencyTypes: ['require'], path: SRC },
+    },
+    ...upwardRules,
+    ...siblingRules,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Specs and type tests may reach anything (they import internals from their source files on purpose).
+    exclude: { path: '\\.spec\\.ts$|\\.spec-helpers\\.ts$|\\.type-test\\.ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+  },
+};

@@ -1,0 +1,25 @@
+// `nestjs-judgment/drivers`: what an Engine driver's author needs. Applications import from `nestjs-judgment`.
+export type { Engine, EngineRequest, EngineResponse, EngineAnswer } from '../engines/engine.interface';
+export type { Question } from '../questions/question';
+export { Provenance } from '../assessment/provenance';
+export type { EngineConnectionOptions } from '../judgment.options';
+export {
+  EngineManager,
+  isPinnedModel,
+  type EngineFactory,
+  type EngineFactoryContext,
+  type EngineConnectionStatus,
+} from '../engines/engine.manager';
+export { fenceUntrustedText, FENCE_PREFACE } from '../engines/jev/fence';
+export { JevEngine, DEFAULT_JEV_URL } from '../engines/jev/jev.engine';
+export { MockEngine, DEFAULT_MOCK_MODEL } from '../engines/mock/mock.engine';
+// The failures a driver throws (also exported from the root, where applications catch them).
+export {
+  EngineFailed,
+  MalformedEngineResponse,
+  EngineRejectedRequest,
+  EngineUnauthorized,
+  EngineRateLimited,
+  EngineOverloaded,
+  EngineBudgetExhausted,
+} from '../errors';

@@ -28,7 +28,7 @@ export {
 } from './events/judgment.events';
 export { AssessmentRecord } from './persistence/assessment-record.entity';
 export { judgmentEntities, judgmentMigrations } from './persistence';
-export { AssessmentRecords, type RecordFilter } from './persistence/assessment-records.service';
+export { AssessmentRecords, type RecordFilter } from './records/assessment-records.service';
 export type { Reviewer } from './persistence/reviewer';
 export type { ResolutionPolicy } from './review/resolution-policy';
 export { Calibration, type CalibrationRunOptions } from './calibration/calibration.service';

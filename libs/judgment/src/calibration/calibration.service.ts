@@ -17,7 +17,7 @@ import { ask } from '../judge/ask';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { AssessmentRecorder } from '../persistence/assessment.recorder';
-import { AttemptRecorder } from '../persistence/attempt.recorder';
+import { AttemptRecorder } from '../recording/attempt.recorder';
 import { type QuestionMap, readQuestions } from '../questions/question';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { mapBounded } from './bounded';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AssessmentRecords } from '../persistence/assessment-records.service';
+import { AssessmentRecords } from '../records/assessment-records.service';
 import { AssessmentRecorder } from '../persistence/assessment.recorder';
 import type { CliContext } from './cli.context';
 import { fail, plural, print, printJson } from './cli.output';

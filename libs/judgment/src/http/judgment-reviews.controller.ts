@@ -14,7 +14,7 @@ import {
   UseGuards,
   UsePipes,
 } from '@nestjs/common';
-import { AssessmentRecords } from '../persistence/assessment-records.service';
+import { AssessmentRecords } from '../records/assessment-records.service';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { CanViewRecordsGuard } from './can-view.guard';
 import { JudgmentHttpExceptionFilter } from './judgment-http-exception.filter';

@@ -3,7 +3,7 @@ import type { Assessment } from '../assessment/assessment';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { Engine } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
-import type { RecordLink } from '../persistence/record-link';
+import type { RecordLink } from '../recording/record-link';
 
 /** The Engine that answers one attempt, and how the Judge treats its answers. */
 export interface ChosenEngine {

@@ -12,7 +12,7 @@ import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import { AssessmentRecorder } from '../persistence/assessment.recorder';
-import { AttemptRecorder } from '../persistence/attempt.recorder';
+import { AttemptRecorder } from '../recording/attempt.recorder';
 import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
 import { AnswerSource, type ChosenEngine } from './answer-source';
 import { readAnswers } from './ask';

@@ -5,7 +5,7 @@ import type { Outcome } from '../definition/decision.decorator';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import { JudgmentRegistry } from '../definition/judgment.registry';
 import type { Attempter } from '../judge/judge.types';
-import { AssessmentRecords } from '../persistence/assessment-records.service';
+import { AssessmentRecords } from '../records/assessment-records.service';
 import { AssessmentRecorder } from '../persistence/assessment.recorder';
 import { UnrebuildableAssessment } from '../errors';
 import { type JudgmentPayload, decodeJudgment, encodeJudgment } from './judgment.payload';

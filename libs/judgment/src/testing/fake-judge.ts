@@ -4,7 +4,7 @@ import { type Judgment, type JudgmentClass, judgmentName } from '../definition/j
 import type { Engine, EngineAnswer, EngineResponse } from '../engines/engine.interface';
 import { EngineFailed, UnscriptedJudgment } from '../errors';
 import { AnswerSource, type ChosenEngine } from '../judge/answer-source';
-import type { RecordLink } from '../persistence/record-link';
+import type { RecordLink } from '../recording/record-link';
 import { JudgmentAssertionError } from '../errors';
 import { type JudgmentScripts, type Script, runScript } from './scripts';
 

@@ -7,8 +7,8 @@ import { AssessmentNotRecorded, InvalidDecision } from '../errors';
 import { AssessmentDecided, ReviewRequested } from '../events/judgment.events';
 import type { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
-import type { AssessmentRecord } from './assessment-record.entity';
-import type { AssessmentRecorder, AttemptContext } from './assessment.recorder';
+import type { AssessmentRecord } from '../persistence/assessment-record.entity';
+import type { AssessmentRecorder, AttemptContext } from '../persistence/assessment.recorder';
 
 /** The module services a RecordLink works with, handed over by the AttemptRecorder that makes links. */
 export interface LinkServices {

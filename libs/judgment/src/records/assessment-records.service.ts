@@ -11,11 +11,11 @@ import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { readQuestions } from '../questions/question';
 import { ResolutionPolicyHost } from '../review/resolution-policy';
-import { AssessmentRecord } from './assessment-record.entity';
-import { AssessmentRecorder } from './assessment.recorder';
-import { AttemptRecorder } from './attempt.recorder';
-import { type EntityReference, entityReference, findByKey, isEntity } from './entity-reference';
-import type { Reviewer } from './reviewer';
+import { AssessmentRecord } from '../persistence/assessment-record.entity';
+import { AssessmentRecorder } from '../persistence/assessment.recorder';
+import { AttemptRecorder } from '../recording/attempt.recorder';
+import { type EntityReference, entityReference, findByKey, isEntity } from '../persistence/entity-reference';
+import type { Reviewer } from '../persistence/reviewer';
 
 /** Filters of the record queries (lists are oldest first). */
 export interface RecordFilter {

@@ -6,8 +6,8 @@ import { JudgmentRegistry } from '../definition/judgment.registry';
 import { type EngineFailed, UnassessedNotRecorded } from '../errors';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
-import type { AssessmentRecord } from './assessment-record.entity';
-import { type AttemptContext, AssessmentRecorder } from './assessment.recorder';
+import type { AssessmentRecord } from '../persistence/assessment-record.entity';
+import { type AttemptContext, AssessmentRecorder } from '../persistence/assessment.recorder';
 import { type LinkServices, RecordLink } from './record-link';
 
 /**

@@ -25,4 +25,18 @@ export default tseslint.config(
       '@typescript-eslint/ban-ts-comment': ['error', { 'ts-expect-error': false }],
     },
   },
+  {
+    // The CLI's packages load only from the `nestjs-judgment/cli` entry point (cli/cli-dependencies.spec.ts checks it).
+    files: ['libs/judgment/src/**/*.ts'],
+    ignores: ['libs/judgment/src/cli/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        ...['commander', 'cli-table3', 'cli-progress'].map((name) => ({
+          name,
+          message: 'Only the CLI (libs/judgment/src/cli) may import it: apps that never run the CLI must not load it.',
+        })),
+      ],
+    },
+  },
 );

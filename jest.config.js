@@ -12,6 +12,7 @@ const shared = {
     '^nestjs-judgment/testing$': '<rootDir>/libs/judgment/src/testing/index.ts',
     '^nestjs-judgment/cli$': '<rootDir>/libs/judgment/src/cli/index.ts',
     '^nestjs-judgment/http$': '<rootDir>/libs/judgment/src/http/index.ts',
+    '^nestjs-judgment/simulator$': '<rootDir>/libs/judgment/src/simulator/index.ts',
   },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
 };

@@ -6,7 +6,7 @@
  */
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { JevSimulator } from '../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   type Assessment,
   Calibration,

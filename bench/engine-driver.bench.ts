@@ -4,7 +4,7 @@
  * Run: node -r ./scripts/register.js bench/engine-driver.bench.ts
  */
 import axios from 'axios';
-import { JevSimulator } from '../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import { JevEngine } from '../libs/judgment/src/engines/jev/jev.engine';
 import type { EngineRequest } from '../libs/judgment/src/engines/engine.interface';
 import { Classification, Likelihood, Rating, type Question } from '../libs/judgment/src/questions';

@@ -89,7 +89,7 @@ async function main() {
 
 /** The standalone simulator on a free port; resolves with its URL once it listens. */
 async function startSimulator(): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, ['-r', './scripts/register.js', 'apps/jev-simulator/src/main.ts'], {
+  const child = spawn(process.execPath, ['-r', './scripts/register.js', 'libs/judgment/src/simulator/main.ts'], {
     cwd: `${__dirname}/..`,
     env: {
       ...process.env,

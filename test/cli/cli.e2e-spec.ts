@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { JevSimulator } from '../../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import { AssessmentRecord, judgmentEntities } from 'nestjs-judgment';
 import { Refund } from './fixture-app.module';
 
@@ -161,8 +161,12 @@ describe('judgment CLI', () => {
       expect(simulator.requests).toHaveLength(0);
     });
 
-    it('exits 1 without a key, still listing every connection and what is missing, never a key', async () => {
-      const run = await cli(['status'], { TYPESAFE_API_KEY: undefined, LAYA_API_KEY: LAYA_KEY });
+    it('exits 1 without a key for a remote url, still listing every connection and what is missing, never a key', async () => {
+      const run = await cli(['status'], {
+        TYPESAFE_API_KEY: undefined,
+        TYPESAFE_BASE_URL: 'https://jev.example.com',
+        LAYA_API_KEY: LAYA_KEY,
+      });
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(/jev \(default\) .* none .* jev-1\.13\.0 \(pinned\)/);
       expect(run.stdout).toContain('has no API key');

@@ -1,5 +1,7 @@
 // The app the CLI suites run the `judgment` command against: SQLite (a file named by FIXTURE_DB), the Jev connection
-// configured from the environment (the suites point it at the Jev simulator), one Judgment and two Decisions.
+// configured from the environment (the suites point it at the Jev simulator), one Judgment and two Decisions. The
+// same app with the queue on (Redis, keys under FIXTURE_QUEUE_PREFIX) is QueuedFixtureAppModule.
+import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
@@ -14,6 +16,7 @@ import {
   judgmentEntities,
   judgmentOptionsFromEnv,
 } from 'nestjs-judgment';
+import { REDIS } from '../support/redis';
 
 @Entity({ name: 'cli_refunds' })
 export class Refund {
@@ -72,17 +75,30 @@ export class StrictRefundDecision implements Decision<RefundAbuse, RefundOutcome
   }
 }
 
+// One registration shared by both apps: @nestjs/typeorm warns when a second forRoot() takes the default name.
+const database = TypeOrmModule.forRoot({
+  type: 'better-sqlite3',
+  database: process.env.FIXTURE_DB ?? ':memory:',
+  entities: [Refund, ...judgmentEntities],
+  synchronize: true,
+  retryAttempts: 0,
+});
+
 @Module({
   imports: [
-    TypeOrmModule.forRoot({
-      type: 'better-sqlite3',
-      database: process.env.FIXTURE_DB ?? ':memory:',
-      entities: [Refund, ...judgmentEntities],
-      synchronize: true,
-      retryAttempts: 0,
-    }),
+    database,
     JudgmentModule.forRoot(judgmentOptionsFromEnv(process.env)),
     JudgmentModule.forFeature([RefundAbuse, StrictRefundDecision]),
   ],
 })
 export class FixtureAppModule {}
+
+@Module({
+  imports: [
+    database,
+    BullModule.forRoot({ connection: REDIS, prefix: process.env.FIXTURE_QUEUE_PREFIX }),
+    JudgmentModule.forRoot({ ...judgmentOptionsFromEnv(process.env), queue: { enabled: true } }),
+    JudgmentModule.forFeature([RefundAbuse, StrictRefundDecision]),
+  ],
+})
+export class QueuedFixtureAppModule {}

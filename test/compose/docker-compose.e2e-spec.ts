@@ -41,7 +41,7 @@ it('the stack has PostgreSQL, Redis, the Jev simulator, the HTTP app and its wor
     'node',
     '-r',
     './scripts/register.js',
-    'apps/jev-simulator/src/main.ts',
+    'libs/judgment/src/simulator/main.ts',
   ]);
 });
 

@@ -59,7 +59,7 @@ describe('the demo app entry points', () => {
     expect(stdout + stderr).toContain('The worker needs a queue: set REDIS_URL (or REDIS_HOST)');
   });
 
-  it('the CLI (`status`) reports the jev connection pointed at the in-process simulator', async () => {
+  it('the CLI (`status`) reports the jev connection pointed at the in-process simulator, configured with no key', async () => {
     const { code, stdout } = await run(
       'node',
       ['-r', './scripts/register.js', 'apps/support-desk/src/cli.ts', 'status', '--json'],
@@ -68,7 +68,7 @@ describe('the demo app entry points', () => {
     expect(code).toBe(0);
     const status = JSON.parse(stdout);
     expect(status).toMatchObject({ default: 'jev', configured: true });
-    expect(status.connections[0]).toMatchObject({ connection: 'jev', keyPresent: true, model: 'jev-1.13.0' });
+    expect(status.connections[0]).toMatchObject({ connection: 'jev', keyPresent: false, model: 'jev-1.13.0' });
     expect(status.connections[0].url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 });

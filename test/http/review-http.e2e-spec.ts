@@ -3,7 +3,7 @@
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { JevSimulator } from '../../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import { clearPrefix } from '../support/redis';
 import { openDatabase, recreateDatabase, startApi, startWorker, uniquePrefix, waitFor } from './support';
 

@@ -8,7 +8,7 @@ import {
   Judgment,
   Likelihood,
 } from 'nestjs-judgment';
-import type { JevSimulator } from '../../apps/jev-simulator/src';
+import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   DB_KINDS,
   type Harness,

@@ -12,7 +12,7 @@ import {
   Provenance,
   ReviewRequested,
 } from 'nestjs-judgment';
-import type { JevSimulator } from '../../apps/jev-simulator/src';
+import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   DB_KINDS,
   type DbKind,

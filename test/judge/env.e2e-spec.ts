@@ -12,7 +12,7 @@ import {
   judgmentOptionsFromEnv,
   judgmentQueueAttemptsFromEnv,
 } from 'nestjs-judgment';
-import type { JevSimulator } from '../../apps/jev-simulator/src';
+import { type JevSimulator, startJevSimulator } from 'nestjs-judgment/simulator';
 import {
   API_KEY,
   MODEL,
@@ -42,19 +42,6 @@ const DEFAULTS: JudgmentModuleOptions = {
       retries: 3,
       budget: null,
     },
-    laya: {
-      driver: 'jev',
-      key: null,
-      requireKey: false,
-      url: 'http://localhost:8000',
-      model: 'english',
-      allowAliases: false,
-      timeout: 10,
-      retries: 3,
-      maxLabels: 20,
-      budget: null,
-    },
-    mock: { driver: 'mock', model: 'mock-1.0.0' },
   },
   throwOnFailure: true,
   persistence: { enabled: true, required: true, evidence: true, retentionDays: 365 },
@@ -91,7 +78,7 @@ function read(env: Env, path: string): unknown {
   const [head, ...rest] = path.split('.');
   const root: unknown = head === 'queue' ? judgmentQueueAttemptsFromEnv(env) : judgmentOptionsFromEnv(env);
   return (head === 'queue' ? rest : [head, ...rest]).reduce<unknown>(
-    (value, key) => (value as Record<string, unknown>)[key],
+    (value, key) => (value as Record<string, unknown> | undefined)?.[key],
     root,
   );
 }
@@ -204,6 +191,36 @@ describe('done when', () => {
       });
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('the key rule', () => {
+  it('an app whose jev connection points at a loopback simulator assesses over HTTP with no TYPESAFE_API_KEY', async () => {
+    const keyless = await startJevSimulator();
+    @Module({
+      imports: [
+        typeOrmRoot('sqlite', ':memory:'),
+        EventEmitterModule.forRoot(),
+        JudgmentModule.forRoot(
+          judgmentOptionsFromEnv({ TYPESAFE_BASE_URL: keyless.url, JUDGMENT_PERSIST: 'false', NODE_ENV: 'production' }),
+        ),
+        JudgmentModule.forFeature([RefundAbuse]),
+      ],
+    })
+    class AppModule {}
+    const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
+    try {
+      const assessment = await app
+        .get(Judge)
+        .assess(new RefundAbuse(aRefund({ explanation: 'Broken. [[abusive=0.9]]' })));
+
+      expect(assessment.likelihood('abusive').probability).toBe(0.9);
+      const [request] = decisionRequests(keyless);
+      expect(request.headers.authorization).toBeUndefined();
+    } finally {
+      await app.close();
+      await keyless.stop();
     }
   });
 });

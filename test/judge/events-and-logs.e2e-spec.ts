@@ -11,7 +11,7 @@ import {
   ReviewRequested,
   ReviewResolved,
 } from 'nestjs-judgment';
-import type { Fault, JevSimulator } from '../../apps/jev-simulator/src';
+import type { Fault, JevSimulator } from 'nestjs-judgment/simulator';
 import {
   API_KEY,
   DB_KINDS,

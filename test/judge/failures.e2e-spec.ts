@@ -12,7 +12,7 @@ import {
   Provenance,
   Unassessed,
 } from 'nestjs-judgment';
-import type { Fault, JevSimulator } from '../../apps/jev-simulator/src';
+import type { Fault, JevSimulator } from 'nestjs-judgment/simulator';
 import {
   DB_KINDS,
   type Harness,

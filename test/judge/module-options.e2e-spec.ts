@@ -19,7 +19,7 @@ import {
   judgmentEntities,
   judgmentMigrations,
 } from 'nestjs-judgment';
-import type { JevSimulator } from '../../apps/jev-simulator/src';
+import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   DB_KINDS,
   type Harness,
@@ -304,10 +304,11 @@ describe('JudgmentModule', () => {
 });
 
 describe('configuration errors', () => {
-  it('fails app.init() with EngineNotConfigured when the default connection has no key', async () => {
+  it('fails app.init() with EngineNotConfigured when the default connection has no key and a remote url', async () => {
+    const remote = 'https://jev.example.com';
     const compiled = await compileApp({
       typeOrm: sqlite(),
-      options: jevOptions(url, { engines: { jev: jevConnection(url, { key: null }) } }),
+      options: jevOptions(url, { engines: { jev: jevConnection(remote, { key: null }) } }),
     });
 
     const error = await rejectionOf(compiled.app.init());

@@ -14,7 +14,7 @@ import {
   Unassessed,
   questionsFingerprint,
 } from 'nestjs-judgment';
-import type { JevSimulator } from '../../apps/jev-simulator/src';
+import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   DB_KINDS,
   type DbKind,

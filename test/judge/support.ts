@@ -22,7 +22,7 @@ import {
   type QueryRunner,
   Table,
 } from 'typeorm';
-import { JevSimulator } from '../../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   type Assessment,
   AssessmentCompleted,

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import { JevSimulator } from '../../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import { Judge, UnqueueableJudgment } from 'nestjs-judgment';
 import { fakeJudge } from 'nestjs-judgment/testing';
 import {

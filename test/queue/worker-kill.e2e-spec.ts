@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import { JevSimulator } from '../../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import { Judge } from 'nestjs-judgment';
 import {
   API_KEY,

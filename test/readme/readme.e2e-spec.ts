@@ -31,7 +31,7 @@ import {
 import request from 'supertest';
 import { DataSource, type Repository } from 'typeorm';
 import * as ts from 'typescript';
-import { JevSimulator } from '../../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import { freshCloneEnv, run } from '../demo/support';
 import { recreateDatabase, waitFor } from '../http/support';
 import { clearPrefix } from '../support/redis';
@@ -44,8 +44,8 @@ const DATABASE = 'judgment_readme';
 
 /** The README's TypeScript and JSON blocks. */
 const blocks = [...README.matchAll(/```(?:ts|json)\n([\s\S]*?)```/g)].map((match) => match[1]);
-/** The example files of this folder (everything but this suite). */
-const examples = readdirSync(__dirname).filter((file) => !file.endsWith('.e2e-spec.ts'));
+/** The example files of this folder (everything but this suite; an example that is a test runs as its own suite). */
+const examples = readdirSync(__dirname).filter((file) => file !== 'readme.e2e-spec.ts');
 /** The examples of "Testing your Judgments", run by test/testing/readme-examples.e2e-spec.ts and their own tests. */
 const testingDir = join(ROOT, 'test', 'testing', 'readme');
 const testingExamples = readdirSync(testingDir).filter((file) => file.endsWith('.ts'));

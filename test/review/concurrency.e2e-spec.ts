@@ -7,7 +7,7 @@ import {
   ReviewRequested,
   ReviewResolved,
 } from 'nestjs-judgment';
-import type { JevSimulator } from '../../apps/jev-simulator/src';
+import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   RefundOutcome,
   type ReviewApp,

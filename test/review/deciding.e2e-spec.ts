@@ -6,7 +6,7 @@ import {
   InvalidDecision,
   ReviewRequested,
 } from 'nestjs-judgment';
-import type { JevSimulator } from '../../apps/jev-simulator/src';
+import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   FreeText,
   RefundDecision,

@@ -9,7 +9,7 @@ import {
   UnscriptedQuestion,
 } from 'nestjs-judgment';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import type { JevSimulator } from '../../apps/jev-simulator/src';
+import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   Customer,
   FreeText,

@@ -31,7 +31,7 @@ import {
   judgmentEntities,
   judgmentMigrations,
 } from 'nestjs-judgment';
-import { JevSimulator } from '../../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 
 const PG = { type: 'postgres' as const, host: '127.0.0.1', port: 5432, username: 'postgres' };
 

@@ -5,10 +5,10 @@
 import 'reflect-metadata';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { CommandMeta, OptionMeta } from 'nest-commander/src/constants';
 import ts from 'typescript';
 import { parse as parseYaml } from 'yaml';
-import { JUDGMENT_COMMANDS } from 'nestjs-judgment/cli';
+import { CliContext } from '../../libs/judgment/src/cli/cli.context';
+import { judgmentProgram } from '../../libs/judgment/src/cli/judgment.program';
 
 const ROOT = join(__dirname, '..', '..');
 const PACKAGE = join(ROOT, 'libs', 'judgment');
@@ -112,22 +112,16 @@ function relativeLinks(page: Page): string[] {
     .map((target) => target.replace(/#.*$/, ''));
 }
 
-/** The `judgment` commands and each one's long options, read from the nest-commander metadata of the CLI's classes. */
+/** The `judgment` commands and each one's long options, read from the CLI's commander program. */
 function cliCommands(): Map<string, Set<string>> {
+  const context = new CliContext(() => {
+    throw new Error('Reading the commands needs no app.');
+  }, console);
   const commands = new Map<string, Set<string>>();
-  for (const cls of JUDGMENT_COMMANDS) {
-    const meta = Reflect.getMetadata(CommandMeta, cls) as { name: string; aliases?: string[] } | undefined;
-    if (!meta) throw new Error(`${cls.name} is listed in JUDGMENT_COMMANDS but has no @Command() metadata.`);
+  for (const command of judgmentProgram(context).commands) {
     const options = new Set<string>(['help']); // commander adds --help to every command
-    for (let proto = cls.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
-      for (const key of Object.getOwnPropertyNames(proto)) {
-        const method = Object.getOwnPropertyDescriptor(proto, key)?.value as unknown;
-        if (typeof method !== 'function') continue;
-        const option = Reflect.getMetadata(OptionMeta, method) as { flags: string } | undefined;
-        for (const [, long] of option?.flags.matchAll(/--([\w-]+)/g) ?? []) options.add(long);
-      }
-    }
-    for (const name of [meta.name, ...(meta.aliases ?? [])]) commands.set(name.split(' ')[0], options);
+    for (const option of command.options) if (option.long) options.add(option.long.replace(/^--/, ''));
+    for (const name of [command.name(), ...command.aliases()]) commands.set(name, options);
   }
   return commands;
 }

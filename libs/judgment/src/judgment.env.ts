@@ -2,7 +2,7 @@ import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './engines/connection.s
 import { DEFAULT_JEV_URL } from './engines/jev/jev.engine';
 import { DEFAULT_MOCK_MODEL } from './engines/mock/mock.engine';
 import { JudgmentError } from './errors';
-import type { JudgmentModuleOptions } from './judgment.options';
+import type { EngineConnectionOptions, JudgmentModuleOptions } from './judgment.options';
 
 /** The module's configuration cannot be used: an environment variable's value, or a missing DataSource or entity. */
 export class InvalidConfiguration extends JudgmentError {}
@@ -11,37 +11,21 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * Module options from environment variables (SPEC §4). Unset variables take their defaults; an invalid value throws
- * InvalidConfiguration naming the variable, so the app fails at startup.
+ * InvalidConfiguration naming the variable, so the app fails at startup. Only the connections the environment names
+ * are configured: the default one (JUDGMENT_ENGINE, else jev), and any whose variables are set (CONNECTION_VARIABLES).
  */
 export function judgmentOptionsFromEnv(env: Env = process.env): JudgmentModuleOptions {
   const read = new EnvReader(env);
+  const engine = read.string('JUDGMENT_ENGINE') ?? 'jev';
+  const budget = read.integer('JUDGMENT_BUDGET', { min: 0 }) ?? null;
+  const engines: Record<string, EngineConnectionOptions> = {};
+  for (const [name, connection] of Object.entries(CONNECTIONS)) {
+    const named = name === engine || CONNECTION_VARIABLES[name].some((prefix) => read.anyWithPrefix(prefix));
+    if (named) engines[name] = connection(read, budget);
+  }
   return {
-    engine: read.string('JUDGMENT_ENGINE') ?? 'jev',
-    engines: {
-      jev: {
-        driver: 'jev',
-        key: read.string('TYPESAFE_API_KEY') ?? null,
-        url: read.string('TYPESAFE_BASE_URL') ?? DEFAULT_JEV_URL,
-        model: read.string('JUDGMENT_JEV_MODEL') ?? 'jev-1.13.0',
-        allowAliases: read.boolean('JUDGMENT_JEV_ALLOW_ALIASES') ?? false,
-        timeout: read.number('JUDGMENT_JEV_TIMEOUT', { min: 0, exclusiveMin: true }) ?? DEFAULT_TIMEOUT_SECONDS,
-        retries: read.integer('JUDGMENT_JEV_RETRIES', { min: 0 }) ?? DEFAULT_RETRIES,
-        budget: read.integer('JUDGMENT_BUDGET', { min: 0 }) ?? null,
-      },
-      laya: {
-        driver: 'jev',
-        key: read.string('LAYA_API_KEY') ?? null,
-        requireKey: false,
-        url: read.string('LAYA_BASE_URL') ?? 'http://localhost:8000',
-        model: read.string('JUDGMENT_LAYA_MODEL') ?? 'english',
-        allowAliases: read.boolean('JUDGMENT_LAYA_ALLOW_ALIASES') ?? false,
-        timeout: read.number('JUDGMENT_LAYA_TIMEOUT', { min: 0, exclusiveMin: true }) ?? DEFAULT_TIMEOUT_SECONDS,
-        retries: read.integer('JUDGMENT_LAYA_RETRIES', { min: 0 }) ?? DEFAULT_RETRIES,
-        maxLabels: read.integer('JUDGMENT_LAYA_MAX_LABELS', { min: 2 }) ?? 20,
-        budget: read.integer('JUDGMENT_BUDGET', { min: 0 }) ?? null,
-      },
-      mock: { driver: 'mock', model: DEFAULT_MOCK_MODEL },
-    },
+    engine,
+    engines,
     throwOnFailure: read.boolean('JUDGMENT_THROW_ON_FAILURE') ?? true,
     persistence: {
       enabled: read.boolean('JUDGMENT_PERSIST') ?? true,
@@ -53,6 +37,40 @@ export function judgmentOptionsFromEnv(env: Env = process.env): JudgmentModuleOp
     environment: read.string('NODE_ENV'),
   };
 }
+
+/** The built-in connections the environment can configure. */
+const CONNECTIONS: Readonly<Record<string, (read: EnvReader, budget: number | null) => EngineConnectionOptions>> = {
+  jev: (read, budget) => ({
+    driver: 'jev',
+    key: read.string('TYPESAFE_API_KEY') ?? null,
+    url: read.string('TYPESAFE_BASE_URL') ?? DEFAULT_JEV_URL,
+    model: read.string('JUDGMENT_JEV_MODEL') ?? 'jev-1.13.0',
+    allowAliases: read.boolean('JUDGMENT_JEV_ALLOW_ALIASES') ?? false,
+    timeout: read.number('JUDGMENT_JEV_TIMEOUT', { min: 0, exclusiveMin: true }) ?? DEFAULT_TIMEOUT_SECONDS,
+    retries: read.integer('JUDGMENT_JEV_RETRIES', { min: 0 }) ?? DEFAULT_RETRIES,
+    budget,
+  }),
+  laya: (read, budget) => ({
+    driver: 'jev',
+    key: read.string('LAYA_API_KEY') ?? null,
+    requireKey: false,
+    url: read.string('LAYA_BASE_URL') ?? 'http://localhost:8000',
+    model: read.string('JUDGMENT_LAYA_MODEL') ?? 'english',
+    allowAliases: read.boolean('JUDGMENT_LAYA_ALLOW_ALIASES') ?? false,
+    timeout: read.number('JUDGMENT_LAYA_TIMEOUT', { min: 0, exclusiveMin: true }) ?? DEFAULT_TIMEOUT_SECONDS,
+    retries: read.integer('JUDGMENT_LAYA_RETRIES', { min: 0 }) ?? DEFAULT_RETRIES,
+    maxLabels: read.integer('JUDGMENT_LAYA_MAX_LABELS', { min: 2 }) ?? 20,
+    budget,
+  }),
+  mock: () => ({ driver: 'mock', model: DEFAULT_MOCK_MODEL }),
+};
+
+/** Prefixes of the variables that name a connection: any of them set configures it. mock has none. */
+const CONNECTION_VARIABLES: Readonly<Record<string, readonly string[]>> = {
+  jev: ['TYPESAFE_', 'JUDGMENT_JEV_'],
+  laya: ['LAYA_', 'JUDGMENT_LAYA_'],
+  mock: [],
+};
 
 /** Queue attempts from the environment (`JUDGMENT_QUEUE_TRIES`, `JUDGMENT_QUEUE_DECIDE_TRIES`), for the static extra. */
 export function judgmentQueueAttemptsFromEnv(env: Env = process.env): { attempts: number; decideAttempts: number } {
@@ -72,6 +90,11 @@ class EnvReader {
   string(name: string): string | undefined {
     const value = this.env[name];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  /** Whether a variable whose name starts with `prefix` is set (blank counts as unset). */
+  anyWithPrefix(prefix: string): boolean {
+    return Object.keys(this.env).some((name) => name.startsWith(prefix) && this.string(name) !== undefined);
   }
 
   boolean(name: string): boolean | undefined {

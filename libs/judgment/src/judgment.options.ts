@@ -13,7 +13,7 @@ export interface EngineConnectionOptions {
   model?: string;
   /** Accept an alias model (e.g. `jev-latest`) in production. */
   allowAliases?: boolean;
-  /** Refuse to start without a key (default true; false for servers that need none, like Laya). */
+  /** Refuse to start without a key; default: only when `url` is not a loopback address (127.0.0.0/8, localhost, [::1]). */
   requireKey?: boolean;
   /** Seconds per attempt (default 10). */
   timeout?: number;

@@ -1,16 +1,13 @@
 import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { type JudgmentModuleOptions, judgmentOptionsFromEnv } from 'nestjs-judgment';
-import { JevSimulator } from '../../../jev-simulator/src';
+import { type JevSimulator, startJevSimulator } from 'nestjs-judgment/simulator';
 import type { Env } from './support-desk.config';
-
-/** The key the in-process simulator requires: a local dummy, never a real TypeSafe key. */
-export const LOCAL_SIMULATOR_KEY = 'local-simulator-key';
 
 /**
  * The Judgment module options from the environment (`judgmentOptionsFromEnv`). In the embedded default — the jev
  * connection is the default one and TYPESAFE_API_KEY is not set — it starts the Jev simulator in-process on a free
- * loopback port and points the jev connection at it, so the real Jev driver runs over real HTTP. The simulator
- * stops when the app closes.
+ * loopback port and points the jev connection at it, so the real Jev driver runs over real HTTP (a loopback url needs
+ * no key). The simulator stops when the app closes.
  */
 export class EngineSetup implements OnApplicationShutdown {
   private constructor(
@@ -23,9 +20,8 @@ export class EngineSetup implements OnApplicationShutdown {
     const options = judgmentOptionsFromEnv(env);
     const embedded = (options.engine ?? 'jev') === 'jev' && !env.TYPESAFE_API_KEY?.trim();
     if (!embedded) return new EngineSetup(options, null);
-    const simulator = new JevSimulator({ apiKey: LOCAL_SIMULATOR_KEY, logRequests: false });
-    const url = await simulator.start(0, '127.0.0.1');
-    const engines = { ...options.engines, jev: { ...options.engines?.jev, key: LOCAL_SIMULATOR_KEY, url } };
+    const simulator = await startJevSimulator({ logRequests: false });
+    const engines = { ...options.engines, jev: { ...options.engines?.jev, url: simulator.url } };
     return new EngineSetup({ ...options, engines }, simulator);
   }
 

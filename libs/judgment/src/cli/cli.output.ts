@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import Table from 'cli-table3';
+import { CliUsageError } from './cli.errors';
 
 /** Writes a line to stdout. */
 export function print(line = ''): void {
@@ -12,14 +13,14 @@ export function printJson(value: unknown): void {
 }
 
 /**
- * Reports a failed command and sets exit status 1: `{"error": "..."}` on stdout in JSON mode, otherwise one line on
- * stderr.
+ * Reports a failed command and sets exit status 1 (2 for a usage error): `{"error": "..."}` on stdout in JSON mode,
+ * otherwise one line on stderr.
  */
 export function fail(error: unknown, json: boolean): void {
   const message = error instanceof Error ? error.message : String(error);
   if (json) printJson({ error: message });
   else process.stderr.write(`Error: ${message}\n`);
-  process.exitCode = 1;
+  process.exitCode = error instanceof CliUsageError ? 2 : 1;
 }
 
 /** A plain table (no colours, so output stays readable when piped); `widths` caps columns (wrapping their text). */
@@ -42,11 +43,6 @@ export function percent(value: number | null): string {
 /** `1 Resolution` / `2 Resolutions`. */
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-
-/** Whether the command line asks for JSON (used before the command's options are parsed). */
-export function argvWantsJson(argv: readonly string[] = process.argv): boolean {
-  return argv.includes('--json');
 }
 
 /**

@@ -1,12 +1,12 @@
-import { Inject, type Type } from '@nestjs/common';
+import type { Type } from '@nestjs/common';
 import { Presets, SingleBar } from 'cli-progress';
-import { Command, CommandRunner, Option } from 'nest-commander';
+import type { Command } from 'commander';
 import { Calibration } from '../calibration/calibration.service';
 import { type Decision, decisionMetadata } from '../definition/decision.decorator';
 import type { Judgment } from '../definition/judgment.decorator';
 import { JudgmentRegistry } from '../definition/judgment.registry';
 import { InvalidCalibration } from '../errors';
-import { CliContext } from './cli.context';
+import type { CliContext } from './cli.context';
 import { fail, print, printJson } from './cli.output';
 import { formatReport } from './report.format';
 
@@ -23,62 +23,46 @@ export interface EvalOptions {
  * `judgment eval <judgment> [--dataset=cases.json] [--decision=…]… [--engine=…]… [--json]`: calibrates a Judgment's
  * Decisions against labelled cases (a dataset, else the recorded Resolutions). Every case is a paid Engine round.
  */
-@Command({
-  name: 'eval',
-  arguments: '<judgment>',
-  description: 'Measure Decisions against labelled cases (a dataset, or the recorded Resolutions)',
-  argsDescription: { judgment: 'the Judgment: its registered name or class name' },
-})
-export class EvalCommand extends CommandRunner {
-  constructor(@Inject(CliContext) private readonly context: CliContext) {
-    super();
-  }
+export function addEvalCommand(program: Command, context: CliContext): void {
+  program
+    .command('eval')
+    .description('Measure Decisions against labelled cases (a dataset, or the recorded Resolutions)')
+    .argument('<judgment>', 'the Judgment: its registered name or class name')
+    .option('--dataset <path>', 'a JSON list of { subject, expected, truth? } cases')
+    .option('--decision <name>', 'a Decision to measure (repeatable; default: the Judgment’s)', collect)
+    .option('--engine <connection>', 'an Engine connection to ask (repeatable)', collect)
+    .option('--concurrency <rounds>', 'Engine rounds in flight at once', (value) =>
+      /^\d+$/.test(value) ? Number(value) : NaN,
+    )
+    .option('--json', 'print only the report as JSON')
+    .action((name: string, options: EvalOptions) => runEval(context, name, options));
+}
 
-  async run([name]: string[], options: EvalOptions = {}): Promise<void> {
-    const json = options.json === true;
-    const progress = new Progress(!json && process.stdout.isTTY === true);
-    try {
-      const registry = this.context.get(JudgmentRegistry);
-      let builder = this.context.get(Calibration).for(findJudgment(registry, name));
-      if (options.dataset !== undefined) builder = builder.fromDataset(options.dataset);
-      if (options.decision?.length)
-        builder = builder.decisions(...options.decision.map((d) => findDecision(registry, d)));
-      if (options.engine?.length) builder = builder.engines(...options.engine);
-      if (options.concurrency !== undefined) builder = builder.concurrency(options.concurrency);
-      const report = await builder.run({ onProgress: (done, total) => progress.update(done, total) });
-      progress.stop();
-      if (json) printJson(report);
-      else print(formatReport(report));
-    } catch (error) {
-      progress.stop();
-      fail(error, json);
-    }
+async function runEval(context: CliContext, name: string, options: EvalOptions): Promise<void> {
+  const json = options.json === true;
+  const progress = new Progress(!json && process.stdout.isTTY === true);
+  try {
+    await context.start();
+    const registry = context.get(JudgmentRegistry);
+    let builder = context.get(Calibration).for(findJudgment(registry, name));
+    if (options.dataset !== undefined) builder = builder.fromDataset(options.dataset);
+    if (options.decision?.length)
+      builder = builder.decisions(...options.decision.map((d) => findDecision(registry, d)));
+    if (options.engine?.length) builder = builder.engines(...options.engine);
+    if (options.concurrency !== undefined) builder = builder.concurrency(options.concurrency);
+    const report = await builder.run({ onProgress: (done, total) => progress.update(done, total) });
+    progress.stop();
+    if (json) printJson(report);
+    else print(formatReport(report));
+  } catch (error) {
+    progress.stop();
+    fail(error, json);
   }
+}
 
-  @Option({ flags: '--dataset <path>', description: 'a JSON list of { subject, expected, truth? } cases' })
-  parseDataset(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--decision <name>', description: 'a Decision to measure (repeatable; default: the Judgment’s)' })
-  parseDecision(value: string, previous: string[] = []): string[] {
-    return [...previous, value];
-  }
-
-  @Option({ flags: '--engine <connection>', description: 'an Engine connection to ask (repeatable)' })
-  parseEngine(value: string, previous: string[] = []): string[] {
-    return [...previous, value];
-  }
-
-  @Option({ flags: '--concurrency <rounds>', description: 'Engine rounds in flight at once' })
-  parseConcurrency(value: string): number {
-    return /^\d+$/.test(value) ? Number(value) : NaN;
-  }
-
-  @Option({ flags: '--json', description: 'print only the report as JSON' })
-  parseJson(): boolean {
-    return true;
-  }
+/** Collects a repeatable option's values. */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 /** A progress bar of Engine rounds, shown only on a terminal. */

@@ -1,9 +1,8 @@
-import { Inject } from '@nestjs/common';
-import { Command, CommandRunner, Option } from 'nest-commander';
+import type { Command } from 'commander';
 import { EngineManager } from '../engines/engine.manager';
 import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
 import type { JudgmentModuleOptions } from '../judgment.options';
-import { CliContext } from './cli.context';
+import type { CliContext } from './cli.context';
 import { fail, print, printJson, table } from './cli.output';
 
 /** One connection as `status` shows it: configuration only, the key's presence but never the key. */
@@ -40,30 +39,26 @@ export interface StatusReport {
  * retries and budget, read from the configuration without any network call. Exit 0 when the default connection is
  * configured, 1 when not.
  */
-@Command({ name: 'status', description: 'Show the Engine connections and whether the default one is configured' })
-export class StatusCommand extends CommandRunner {
-  constructor(@Inject(CliContext) private readonly context: CliContext) {
-    super();
-  }
+export function addStatusCommand(program: Command, context: CliContext): void {
+  program
+    .command('status')
+    .description('Show the Engine connections and whether the default one is configured')
+    .option('--json', 'print only JSON')
+    .action((options: { json?: boolean }) => runStatus(context, options.json === true));
+}
 
-  async run(_params: string[], options: { json?: boolean } = {}): Promise<void> {
-    const json = options.json === true;
-    try {
-      const report = statusReport(
-        this.context.get(EngineManager),
-        this.context.get<JudgmentModuleOptions>(JUDGMENT_MODULE_OPTIONS),
-      );
-      if (json) printJson(report);
-      else print(formatStatus(report));
-      process.exitCode = report.configured ? 0 : 1;
-    } catch (error) {
-      fail(error, json);
-    }
-  }
-
-  @Option({ flags: '--json', description: 'print only JSON' })
-  parseJson(): boolean {
-    return true;
+async function runStatus(context: CliContext, json: boolean): Promise<void> {
+  try {
+    await context.start();
+    const report = statusReport(
+      context.get(EngineManager),
+      context.get<JudgmentModuleOptions>(JUDGMENT_MODULE_OPTIONS),
+    );
+    if (json) printJson(report);
+    else print(formatStatus(report));
+    process.exitCode = report.configured ? 0 : 1;
+  } catch (error) {
+    fail(error, json);
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { JevSimulator } from '../../../../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import { Provenance } from '../assessment/provenance';
 import { EngineBudgetExhausted, EngineNotConfigured, UnpinnedModel } from '../errors';
 import type { EngineConnectionOptions, JudgmentModuleOptions } from '../judgment.options';
@@ -138,14 +138,58 @@ describe('EngineManager: configuration errors (EngineNotConfigured)', () => {
     expect(notEngine.message).toContain('names the driver class NotAnEngine');
   });
 
-  it('refuses a jev connection without a key, unless requireKey is false', () => {
-    const error = configurationError(() => manager({ engines: { jev: jevConfig({ key: '' }) } }).connection());
+  it.each([
+    'http://127.0.0.1:4010',
+    'http://127.42.0.9',
+    'http://localhost:4010/',
+    'http://LOCALHOST',
+    'http://[::1]:4010',
+  ])('needs no key for a connection whose url is a loopback address (%s)', (url) => {
+    const engine = manager({ engines: { jev: jevConfig({ key: null, url }) } }).connection();
+    expect(engine.model()).toBe('jev-1.13.0');
+  });
+
+  it.each([
+    [undefined],
+    ['https://jev.example.com'],
+    ['http://128.0.0.1:4010'],
+    ['http://localhost.example.com'],
+    ['http://10.0.0.7:8000'],
+    ['http://[::2]:4010'],
+  ])('refuses a connection without a key whose url is not a loopback address (%s)', (url) => {
+    const error = configurationError(() => manager({ engines: { jev: jevConfig({ key: '', url }) } }).connection());
     expect(error).toBeInstanceOf(EngineNotConfigured);
     expect(error.message).toBe(
-      'The Engine connection "jev" has no API key. Set engines.jev.key (TYPESAFE_API_KEY for the jev connection), ' +
-        'or set engines.jev.requireKey to false for a server that needs none.',
+      `The Engine connection "jev" has no API key, and its url ${(url ?? 'https://api.typesafe.ai').replace(/\/+$/, '')} ` +
+        'is not a loopback address. Set engines.jev.key (TYPESAFE_API_KEY), or point engines.jev.url at a server on ' +
+        'this machine (127.0.0.1, localhost or [::1]), which needs none; for a remote server that needs none, set ' +
+        'engines.jev.requireKey to false.',
     );
-    expect(manager({ engines: { jev: jevConfig({ key: null, requireKey: false }) } }).connection()).toBeDefined();
+  });
+
+  it('names the LAYA_API_KEY variable for the laya connection', () => {
+    const error = configurationError(() =>
+      manager({ engines: { laya: jevConfig({ key: null, url: 'http://laya.internal:8000' }) } }).connection('laya'),
+    );
+    expect(error.message).toContain('Set engines.laya.key (LAYA_API_KEY)');
+  });
+
+  it('lets requireKey override the loopback rule both ways', () => {
+    const required = configurationError(() =>
+      manager({
+        engines: { jev: jevConfig({ key: null, url: 'http://127.0.0.1:4010', requireKey: true }) },
+      }).connection(),
+    );
+    expect(required.message).toBe(
+      'The Engine connection "jev" has no API key, and engines.jev.requireKey is true. Set engines.jev.key ' +
+        '(TYPESAFE_API_KEY), or remove requireKey.',
+    );
+    const remote = jevConfig({ key: null, url: 'https://laya.internal', requireKey: false });
+    expect(
+      manager({ engines: { jev: remote } })
+        .connection()
+        .model(),
+    ).toBe('jev-1.13.0');
   });
 
   it('refuses a jev connection without a model', () => {

@@ -17,30 +17,39 @@ import {
   decideJobId,
 } from './queue.jobs-data';
 
+/** When a processor's worker starts: once the app's event listeners are subscribed (`readiness`), or never. */
+export interface WorkerStart {
+  readonly readiness: EventEmitterReadinessWatcher | null;
+  /** True in the `judgment` command line's context (JUDGMENT_WORKERS_DISABLED): no command consumes a job. */
+  readonly disabled: boolean;
+}
+
 /**
  * What both processors share: the worker starts only once the app's event listeners are subscribed (so no event of
- * a job waiting at startup is lost), its errors (a lost connection, a lock it could not renew) are logged instead of
- * crashing the process, and it closes in onModuleDestroy, so running jobs finish, and chain their decide job, before
- * the queues close in onApplicationShutdown.
+ * a job waiting at startup is lost), and never where workers are disabled; its errors (a lost connection, a lock it
+ * could not renew) are logged instead of crashing the process, and it closes in onModuleDestroy, so running jobs
+ * finish, and chain their decide job, before the queues close in onApplicationShutdown.
  */
 abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     protected readonly options: ResolvedQueueOptions,
     protected readonly jobs: JudgmentJobs,
     private readonly logger: JudgmentLogger,
-    private readonly readiness: EventEmitterReadinessWatcher | null,
+    private readonly start: WorkerStart,
   ) {
     super();
   }
 
   onApplicationBootstrap(): void {
+    if (this.start.disabled) return;
     const report = (error: Error) =>
       this.logger.warn('Judgment queue worker error.', { queue: this.worker.name, exception: describeError(error) });
     this.worker.on('error', report);
     const start = () => {
       if (!this.worker.closing) this.worker.run().catch(report);
     };
-    if (this.readiness) void this.readiness.waitUntilReady().then(start, report);
+    const { readiness } = this.start;
+    if (readiness) void readiness.waitUntilReady().then(start, report);
     else start();
   }
 
@@ -60,11 +69,11 @@ export class AssessProcessor extends JudgmentWorkerHost {
     options: ResolvedQueueOptions,
     jobs: JudgmentJobs,
     logger: JudgmentLogger,
-    readiness: EventEmitterReadinessWatcher | null,
+    start: WorkerStart,
     private readonly decideQueue: Queue,
     private readonly judge: Judge,
   ) {
-    super(options, jobs, logger, readiness);
+    super(options, jobs, logger, start);
   }
 
   async process(job: Job<AssessJobData>): Promise<AssessStep> {

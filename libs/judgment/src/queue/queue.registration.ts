@@ -5,14 +5,15 @@ import type { Queue } from 'bullmq';
 import { Judge } from '../judge/judge.service';
 import { JudgmentLogger } from '../logging/judgment.logger';
 import { JudgmentJobs } from './judgment.jobs';
-import { AssessProcessor, DecideProcessor } from './judgment.processors';
-import { QUEUED_DISPATCH } from './queue.constants';
+import { AssessProcessor, DecideProcessor, type WorkerStart } from './judgment.processors';
+import { JUDGMENT_WORKERS_DISABLED, QUEUED_DISPATCH } from './queue.constants';
 import type { ResolvedQueueOptions } from './queue.options';
 import { QueuedDispatch } from './queued.dispatcher';
 
 /**
  * What JudgmentModule adds when the queue is enabled: the assess and decide queues (on the app's BullModule.forRoot
- * connection under `configKey`), the queued dispatch strategy and, unless `runWorkers` is false, the two processors.
+ * connection under `configKey`), the queued dispatch strategy and, unless `runWorkers` is false, the two processors
+ * (whose workers stay idle where JUDGMENT_WORKERS_DISABLED is provided, as in the `judgment` command line).
  * JudgmentModule loads this file only then, so an app with the queue off needs neither bullmq nor Redis.
  */
 export function judgmentQueue(options: ResolvedQueueOptions): { imports: DynamicModule[]; providers: Provider[] } {
@@ -26,6 +27,11 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
   ];
   if (options.runWorkers) {
     const readiness = { token: EventEmitterReadinessWatcher, optional: true };
+    const disabled = { token: JUDGMENT_WORKERS_DISABLED, optional: true };
+    const start = (watcher: EventEmitterReadinessWatcher | undefined, off: boolean | undefined): WorkerStart => ({
+      readiness: watcher ?? null,
+      disabled: off === true,
+    });
     const assess = processorOf(AssessProcessor, assessQueue, options);
     const decide = processorOf(DecideProcessor, decideQueue, options);
     providers.push(
@@ -35,16 +41,21 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
           jobs: JudgmentJobs,
           logger: JudgmentLogger,
           watcher: EventEmitterReadinessWatcher | undefined,
+          off: boolean | undefined,
           queue: Queue,
           judge: Judge,
-        ) => new assess(options, jobs, logger, watcher ?? null, queue, judge),
-        inject: [JudgmentJobs, JudgmentLogger, readiness, getQueueToken(decideQueue), Judge],
+        ) => new assess(options, jobs, logger, start(watcher, off), queue, judge),
+        inject: [JudgmentJobs, JudgmentLogger, readiness, disabled, getQueueToken(decideQueue), Judge],
       },
       {
         provide: decide,
-        useFactory: (jobs: JudgmentJobs, logger: JudgmentLogger, watcher: EventEmitterReadinessWatcher | undefined) =>
-          new decide(options, jobs, logger, watcher ?? null),
-        inject: [JudgmentJobs, JudgmentLogger, readiness],
+        useFactory: (
+          jobs: JudgmentJobs,
+          logger: JudgmentLogger,
+          watcher: EventEmitterReadinessWatcher | undefined,
+          off: boolean | undefined,
+        ) => new decide(options, jobs, logger, start(watcher, off)),
+        inject: [JudgmentJobs, JudgmentLogger, readiness, disabled],
       },
     );
   }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import timers from 'node:timers/promises';
-import { JevSimulator } from '../../../../../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import { Evidence } from '../../definition/evidence';
 import {
   EngineFailed,

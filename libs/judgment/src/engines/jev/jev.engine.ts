@@ -8,6 +8,7 @@ import type { Question } from '../../questions/question';
 import { connectionSettings } from '../connection.settings';
 import type { Engine, EngineRequest, EngineResponse } from '../engine.interface';
 import { statusError, transportError, type ResponseOrigin } from './jev.errors';
+import { isLoopbackUrl } from './loopback';
 import { readResponse, requestBody } from './jev.wire';
 import { RETRYABLE_STATUSES, retryWait } from './retry';
 
@@ -77,12 +78,6 @@ export class JevEngine implements Engine {
   /** Checks a connection's options and builds its driver; EngineNotConfigured names what to fix. */
   static connect(connection: string, config: EngineConnectionOptions, sleep?: Sleep): JevEngine {
     const key = typeof config.key === 'string' && config.key !== '' ? config.key : null;
-    if (key === null && config.requireKey !== false) {
-      throw new EngineNotConfigured(
-        `The Engine connection "${connection}" has no API key. Set engines.${connection}.key (TYPESAFE_API_KEY for ` +
-          `the jev connection), or set engines.${connection}.requireKey to false for a server that needs none.`,
-      );
-    }
     if (typeof config.model !== 'string' || config.model.trim() === '') {
       throw new EngineNotConfigured(
         `The Engine connection "${connection}" has no model. Set engines.${connection}.model to the model it asks, ` +
@@ -96,6 +91,7 @@ export class JevEngine implements Engine {
           `engines.${connection}.url to the server's http(s) base URL, such as "${DEFAULT_JEV_URL}".`,
       );
     }
+    if (key === null) checkKeyNotNeeded(connection, url, config.requireKey);
     const { timeout, retries, maxLabels } = connectionSettings(connection, config);
     return new JevEngine({ connection, key, url, model: config.model, timeout, retries, maxLabels }, sleep);
   }
@@ -152,6 +148,27 @@ export class JevEngine implements Engine {
       await this.sleep(retryWait(retryHeaders(response), attempts));
     }
   }
+}
+
+/** The variables `judgmentOptionsFromEnv` reads each connection's key from, named in the error. */
+const KEY_VARIABLES: Readonly<Record<string, string>> = { jev: 'TYPESAFE_API_KEY', laya: 'LAYA_API_KEY' };
+
+/**
+ * The key rule: a connection without a key is refused unless its url is a loopback address (a server on this
+ * machine, like the Jev simulator) — or unless `requireKey` says otherwise, which wins either way.
+ */
+function checkKeyNotNeeded(connection: string, url: string, requireKey: boolean | undefined): void {
+  if (requireKey === false || (requireKey === undefined && isLoopbackUrl(url))) return;
+  const variable = Object.hasOwn(KEY_VARIABLES, connection) ? ` (${KEY_VARIABLES[connection]})` : '';
+  const setKey = `Set engines.${connection}.key${variable}`;
+  throw new EngineNotConfigured(
+    requireKey === true
+      ? `The Engine connection "${connection}" has no API key, and engines.${connection}.requireKey is true. ` +
+          `${setKey}, or remove requireKey.`
+      : `The Engine connection "${connection}" has no API key, and its url ${url} is not a loopback address. ` +
+          `${setKey}, or point engines.${connection}.url at a server on this machine (127.0.0.1, localhost or ` +
+          `[::1]), which needs none; for a remote server that needs none, set engines.${connection}.requireKey to false.`,
+  );
 }
 
 function retryHeaders(response: AxiosResponse): { 'retry-after-ms'?: string; 'retry-after'?: string } {

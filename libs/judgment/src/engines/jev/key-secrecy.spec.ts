@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { isAxiosError } from 'axios';
 import { inspect } from 'node:util';
-import { JevSimulator, type Fault } from '../../../../../apps/jev-simulator/src';
+import { JevSimulator, type Fault } from 'nestjs-judgment/simulator';
 import { Classification, Likelihood, type Question } from '../../questions';
 import type { EngineConnectionOptions } from '../../judgment.options';
 import type { EngineRequest } from '../engine.interface';

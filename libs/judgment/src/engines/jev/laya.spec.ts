@@ -1,4 +1,4 @@
-import { JevSimulator } from '../../../../../apps/jev-simulator/src';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import { EngineFailed, EngineRejectedRequest } from '../../errors';
 import { Classification, Likelihood, Rating, type Question } from '../../questions';
 import type { EngineRequest } from '../engine.interface';

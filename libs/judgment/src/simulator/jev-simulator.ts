@@ -12,7 +12,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answerAll, type NormalQuestion } from './engine';
+import { answerAll, type NormalQuestion } from './simulated-answers';
 import type {
   Fault,
   JevSimulatorOptions,
@@ -21,8 +21,8 @@ import type {
   ModelInfo,
   SimulatorMode,
   StatusFault,
-} from './types';
-import { isPlainObject, validateJev, validateLaya, type ValidationFailure } from './validation';
+} from './simulator.types';
+import { isPlainObject, validateJev, validateLaya, type ValidationFailure } from './request.validation';
 
 export const DEFAULT_JEV_MODEL = 'jev-1.13.0';
 export const JEV_ALIASES: readonly string[] = ['jev-latest', 'jev-preview'];

@@ -1,3 +1,4 @@
+/** `nestjs-judgment/simulator`: the Jev wire on loopback, for development, tests and benchmarks. */
 export {
   JevSimulator,
   DEFAULT_JEV_MODEL,
@@ -7,6 +8,7 @@ export {
   LAYA_CHECKPOINTS,
   type LayaCheckpoint,
 } from './jev-simulator';
+export { startJevSimulator, type RunningJevSimulator, type StartJevSimulatorOptions } from './start-jev-simulator';
 export type {
   DisconnectFault,
   DropAnswerFault,
@@ -21,5 +23,5 @@ export type {
   RetryableFault,
   SimulatorMode,
   StatusFault,
-} from './types';
-export { parseSteering, type Steering, type SteerTarget } from './engine';
+} from './simulator.types';
+export { parseSteering, type Steering, type SteerTarget } from './simulated-answers';

@@ -1,5 +1,5 @@
 /** Request validation for both dialects. Returns normalised questions, or the error response to send. */
-import type { NormalQuestion, QuestionType } from './engine';
+import type { NormalQuestion, QuestionType } from './simulated-answers';
 
 export interface ValidationFailure {
   status: number;

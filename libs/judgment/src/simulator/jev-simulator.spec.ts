@@ -8,10 +8,10 @@ import {
   questionUnits,
   scoreConfidence,
   toUnits,
-} from './engine';
+} from './simulated-answers';
 import { JevSimulator } from './jev-simulator';
-import type { JevSimulatorOptions } from './types';
-import { validateJev } from './validation';
+import type { JevSimulatorOptions } from './simulator.types';
+import { validateJev } from './request.validation';
 
 interface Reply {
   status: number;

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+/**
+ * The `judgment-jev-simulator` bin: the Jev simulator as a standalone server.
+ *   npx judgment-jev-simulator --port 4010 [--host 127.0.0.1] [--latency-ms N] [--mode jev|laya] [--key K] [--model M] [--verbose]
+ * Unset flags fall back to the JEV_SIMULATOR_* variables. Exit codes: 2 for a bad flag or variable, 1 when the
+ * server cannot listen; SIGINT/SIGTERM close it (hanging sockets included) and exit 0.
+ */
+import {
+  InvalidSimulatorArguments,
+  parseSimulatorArgs,
+  SIMULATOR_USAGE,
+  type SimulatorCommand,
+} from './simulator.arguments';
+import { startJevSimulator } from './start-jev-simulator';
+
+async function main(): Promise<void> {
+  let command: SimulatorCommand;
+  try {
+    command = parseSimulatorArgs(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof InvalidSimulatorArguments)) throw error;
+    console.error(`judgment-jev-simulator: ${error.message}\n\n${SIMULATOR_USAGE}`);
+    process.exit(2);
+  }
+  if (command.help) {
+    console.log(SIMULATOR_USAGE);
+    return;
+  }
+  const { port, host, verbose, ...options } = command;
+  const sim = await startJevSimulator({
+    ...options,
+    port,
+    host,
+    // The standalone server keeps no request log, so it does not grow in memory.
+    logRequests: false,
+    onRequest: verbose
+      ? (entry) => console.log(`${new Date(entry.at).toISOString()} ${entry.method} ${entry.path} ${entry.status}`)
+      : undefined,
+  });
+  console.log(`Jev simulator (${sim.mode} mode) listening on ${sim.url}`);
+
+  const shutdown = (signal: string) => {
+    console.log(`Jev simulator: ${signal}, shutting down`);
+    sim.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(`Jev simulator failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

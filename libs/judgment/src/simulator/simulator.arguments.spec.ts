@@ -1,0 +1,37 @@
+import { InvalidSimulatorArguments, parseSimulatorArgs } from './simulator.arguments';
+
+describe('parseSimulatorArgs', () => {
+  it('defaults to jev mode on 127.0.0.1:8787 with no key, no latency and no request lines', () => {
+    expect(parseSimulatorArgs([], {})).toEqual({
+      help: false,
+      port: 8787,
+      host: '127.0.0.1',
+      latencyMs: 0,
+      mode: 'jev',
+      apiKey: undefined,
+      model: undefined,
+      verbose: false,
+    });
+  });
+
+  it('lets a flag win over its variable', () => {
+    const env = { JEV_SIMULATOR_PORT: '9000', JEV_SIMULATOR_MODE: 'jev', JEV_SIMULATOR_KEY: 'env-key' };
+    expect(parseSimulatorArgs(['--port=4010', '--mode', 'laya', '--key', 'flag-key'], env)).toMatchObject({
+      port: 4010,
+      mode: 'laya',
+      apiKey: 'flag-key',
+    });
+  });
+
+  it.each([
+    [['--mode', 'grpc'], {}, '--mode must be jev or laya; got "grpc".'],
+    [[], { JEV_SIMULATOR_LATENCY_MS: 'slow' }, 'JEV_SIMULATOR_LATENCY_MS must be a whole number of 0 or more'],
+    [['--host'], {}, '--host needs a value'],
+    [['--verbose=yes'], {}, '--verbose takes no value'],
+    [['4010'], {}, 'Unexpected argument "4010"'],
+  ])('refuses %j %j, naming the flag or variable', (argv, env, message) => {
+    const parse = () => parseSimulatorArgs(argv, env);
+    expect(parse).toThrow(InvalidSimulatorArguments);
+    expect(parse).toThrow(message);
+  });
+});

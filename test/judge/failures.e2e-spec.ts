@@ -58,6 +58,16 @@ class ScriptedEngine implements Engine {
 const scriptedProvenance = () =>
   new Provenance('scripted', 'scripted-1.0.0', 'req-scripted-1', { usage: { input_tokens: 7 }, response: { ok: 1 } });
 
+/** The SyntaxError JSON.parse throws for `text`. */
+function syntaxErrorOf(text: string): SyntaxError {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return error as SyntaxError;
+  }
+  throw new Error(`${text} parsed`);
+}
+
 /** A Judgment asked on the custom Engine. */
 const onScripted = () => new NoteCheck('Refund please.', { engine: 'scripted' });
 
@@ -200,22 +210,67 @@ describe.each(DB_KINDS)('failed attempts on %s', (kind) => {
     expect(Object.isFrozen(result)).toBe(true);
   });
 
-  it.each([TypeError, ReferenceError, RangeError, SyntaxError])(
-    'lets a %p from a custom Engine pass through unwrapped, unrecorded and unannounced',
-    async (ProgrammingError) => {
-      harness = await start({ throwOnFailure: false });
-      const bug = new ProgrammingError('a bug in the Engine');
-      ScriptedEngine.script = () => {
+  // Where an error came from decides what it is, not its JavaScript type: fetch reports an outage as
+  // TypeError('fetch failed') and JSON.parse a garbled body as SyntaxError, and both are the Engine failing.
+  it.each<[string, () => Error]>([
+    ["TypeError('fetch failed')", () => new TypeError('fetch failed')],
+    ['SyntaxError from JSON.parse', () => syntaxErrorOf('{"answers": ')],
+  ])('records a %s thrown by a custom Engine as an Engine failure and announces it', async (_case, make) => {
+    harness = await start();
+    const original = make();
+    ScriptedEngine.script = () => {
+      throw original;
+    };
+
+    const error = await rejectionOf(harness.judge.assess(onScripted()));
+
+    expect(error.constructor).toBe(EngineFailed);
+    expect(error.cause).toBe(original);
+    expect(error.message).toContain(original.message);
+    const [record] = await harness.records();
+    expect(record).toMatchObject({ failureType: 'EngineFailed', failureMessage: error.message, answers: null });
+    expect(record.isUnassessed()).toBe(true);
+    expect(harness.captured.trail).toEqual([`event:${AssessmentFailed.NAME}`, 'log:Judgment unassessed.']);
+    expect(harness.captured.of(AssessmentFailed)[0].error).toBe(error);
+  });
+
+  it('returns a TypeError thrown by a custom Engine as Unassessed when throwOnFailure is false', async () => {
+    harness = await start({ throwOnFailure: false });
+    ScriptedEngine.script = () => {
+      throw new TypeError('fetch failed');
+    };
+
+    const result = (await harness.judge.assess(onScripted())) as unknown as Unassessed<NoteCheck>;
+
+    expect(result).toBeInstanceOf(Unassessed);
+    expect(result.error).toBeInstanceOf(EngineFailed);
+    expect(result.error.cause).toBeInstanceOf(TypeError);
+    const [record] = await harness.records();
+    expect((result.record as typeof record).id).toBe(record.id);
+    expect(record.failureType).toBe('EngineFailed');
+  });
+
+  it('lets a programming error raised before the Engine is asked pass through unrecorded and unannounced', async () => {
+    harness = await start({ throwOnFailure: false });
+    const bug = new TypeError('a bug in evidence()');
+    class BrokenNote extends NoteCheck {
+      override evidence(): never {
         throw bug;
-      };
+      }
+    }
+    let asked = false;
+    ScriptedEngine.script = () => {
+      asked = true;
+      throw new Error('the Engine must not be asked');
+    };
 
-      const error = await rejectionOf(harness.judge.assess(onScripted()));
+    const error = await rejectionOf(harness.judge.assess(new BrokenNote('Refund please.', { engine: 'scripted' })));
 
-      expect(error).toBe(bug);
-      expect(await harness.records()).toHaveLength(0);
-      expect(harness.captured.trail).toEqual([]);
-    },
-  );
+    expect(error).toBe(bug);
+    expect(asked).toBe(false);
+    expect(await harness.records()).toHaveLength(0);
+    expect(harness.captured.trail).toEqual([]);
+  });
 
   it('wraps any other error of a custom Engine in EngineFailed, with the error as cause', async () => {
     harness = await start();

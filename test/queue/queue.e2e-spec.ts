@@ -6,7 +6,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { JevSimulator } from 'nestjs-judgment/simulator';
-import { Judge, UnqueueableJudgment } from 'nestjs-judgment';
+import { AnswerSource, Judge, UnqueueableJudgment } from 'nestjs-judgment';
 import { fakeJudge } from 'nestjs-judgment/testing';
 import {
   API_KEY,
@@ -110,9 +110,9 @@ describe('the assess job', () => {
     expect(record.answers).toEqual({ abusive: 0.2 });
   });
 
-  it('the worker assesses through the app Judge (a fake Judge when a test overrides it)', async () => {
+  it('the worker assesses through the app Judge (with scripted answers when a test fakes them)', async () => {
     const fake = fakeJudge({ 'queue-refund': { abusive: 0.9 } });
-    const { judge, decide } = await start({ overrides: [{ provide: Judge, useValue: fake }] });
+    const { judge, decide } = await start({ overrides: [{ provide: AnswerSource, useValue: fake }] });
     const id = await judge.dispatch(new RefundCheck(await customer(), 'Refund me.'));
 
     const { state } = await finished(decide, decideIdOf(id));

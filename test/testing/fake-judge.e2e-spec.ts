@@ -71,6 +71,7 @@ it('deciding records the Outcome, logs `Judgment decided.`, enters Review once a
   expect(row).toMatchObject({ decision: 'Prioritise', decisionVersion: '3', outcome: '1' });
   expect(row.isAwaitingReview()).toBe(true);
   expect(testing.logger.messages.filter((m) => m.startsWith('Judgment'))).toEqual([
+    'Judgment assessed.',
     'Judgment decided.',
     'Judgment decided.',
   ]);
@@ -138,7 +139,7 @@ it('dispatch() under the fake records the Assessment and decides it from its rec
   await fake.assertAwaitingReview(TicketTriage, (_j, outcome) => outcome === Priority.Urgent);
 });
 
-it('overrideProvider(Judge).useValue(fakeJudge()) records through the real module', async () => {
+it('overrideProvider(AnswerSource).useValue(fakeJudge()) records through the real module', async () => {
   const fake = fakeJudge({ 'ticket-triage': { urgent: 0.2 } });
   const overridden = await start(fake);
   await (await overridden.judge.assess(await triage(overridden))).outcome();

@@ -13,6 +13,7 @@ import {
   Classification,
   Decision,
   Evidence,
+  AnswerSource,
   Judge,
   Judgment,
   JudgmentModule,
@@ -106,7 +107,7 @@ export async function closeApps(): Promise<void> {
 
 /**
  * An app on a fresh in-memory SQLite database with the given Judgment module: the real one (mock Engine), the testing
- * one, or the real one with its Judge overridden by a fake. `queue` adds a real BullMQ queue on Redis.
+ * one, or the real one with its AnswerSource overridden by a fake. `queue` adds a real BullMQ queue on Redis.
  */
 export async function start(
   judgment: 'real' | 'testing' | FakeJudge,
@@ -134,7 +135,7 @@ export async function start(
     ],
     providers: [EventLog],
   });
-  if (judgment instanceof FakeJudge) builder = builder.overrideProvider(Judge).useValue(judgment);
+  if (judgment instanceof FakeJudge) builder = builder.overrideProvider(AnswerSource).useValue(judgment);
   const logger = new CapturedLogger();
   const app = (await builder.compile()).createNestApplication({ logger });
   apps.push(app);

@@ -49,6 +49,7 @@ export { type JudgmentModuleExtras } from './judgment.module-definition';
 export { JUDGMENT_MODULE_OPTIONS } from './judgment.constants';
 export { judgmentOptionsFromEnv, judgmentQueueAttemptsFromEnv, InvalidConfiguration } from './judgment.env';
 export { Judge } from './judge/judge.service';
+export { AnswerSource, type ChosenEngine } from './judge/answer-source';
 export type { AssessResult, DispatchOptions, JudgmentTypeConfig } from './judge/judge.types';
 export {
   EngineManager,

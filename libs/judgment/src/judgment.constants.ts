@@ -3,3 +3,9 @@ export { MODULE_OPTIONS_TOKEN as JUDGMENT_MODULE_OPTIONS } from './judgment.modu
 
 /** Injection token of the static extras given to `JudgmentModule.forRoot()` (isGlobal, queue, dataSource). */
 export const JUDGMENT_EXTRAS = Symbol('JUDGMENT_EXTRAS');
+
+/** Injection token of the app's TypeORM DataSource the records live in (null when the app has none for the module). */
+export const JUDGMENT_DATA_SOURCE = Symbol('JUDGMENT_DATA_SOURCE');
+
+/** Injection token of the ResolvedJudgmentOptions: the module options with their defaults, built once. */
+export const RESOLVED_JUDGMENT_OPTIONS = Symbol('RESOLVED_JUDGMENT_OPTIONS');

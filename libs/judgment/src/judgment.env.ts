@@ -2,6 +2,7 @@ import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './engines/connection.s
 import { DEFAULT_JEV_URL } from './engines/jev/jev.engine';
 import { DEFAULT_MOCK_MODEL } from './engines/mock/mock.engine';
 import { JudgmentError } from './errors';
+import { DEFAULT_CONNECTION, DEFAULT_RETENTION_DAYS } from './judgment.defaults';
 import type { EngineConnectionOptions, JudgmentModuleOptions } from './judgment.options';
 
 /** The module's configuration cannot be used: an environment variable's value, or a missing DataSource or entity. */
@@ -16,7 +17,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export function judgmentOptionsFromEnv(env: Env = process.env): JudgmentModuleOptions {
   const read = new EnvReader(env);
-  const engine = read.string('JUDGMENT_ENGINE') ?? 'jev';
+  const engine = read.string('JUDGMENT_ENGINE') ?? DEFAULT_CONNECTION;
   const budget = read.integer('JUDGMENT_BUDGET', { min: 0 }) ?? null;
   const engines: Record<string, EngineConnectionOptions> = {};
   for (const [name, connection] of Object.entries(CONNECTIONS)) {
@@ -133,6 +134,6 @@ class EnvReader {
   retention(name: string): number | null {
     const raw = this.string(name);
     if (raw !== undefined && ['null', 'forever', 'never'].includes(raw.toLowerCase())) return null;
-    return this.integer(name, { min: 1 }) ?? 365;
+    return this.integer(name, { min: 1 }) ?? DEFAULT_RETENTION_DAYS;
   }
 }

@@ -4,7 +4,7 @@ import type { JudgmentQueueOptions } from './queue/queue.options';
 
 /** Static options of `JudgmentModule.forRoot()`: they decide which modules are imported, so they cannot be async. */
 export interface JudgmentModuleExtras {
-  /** Register the module globally (default false). */
+  /** Accepted for compatibility: the module is always global, like @nestjs/typeorm's core. */
   isGlobal?: boolean;
   /** BullMQ queueing (off by default: `dispatch()` runs inline). */
   queue?: JudgmentQueueOptions;

@@ -1,32 +1,40 @@
 import { type DynamicModule, Global, Module, type Provider, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { AssessmentCache } from './cache/assessment.cache';
 import { Calibration } from './calibration/calibration.service';
 import { isDecision } from './definition/decision.decorator';
 import { judgmentMetadata } from './definition/judgment.decorator';
 import { JudgmentRegistry, isJudgmentClass } from './definition/judgment.registry';
+import type { Engine } from './engines/engine.interface';
 import { EngineManager } from './engines/engine.manager';
 import { requirePeers } from './errors/peer.errors';
 import { JudgmentEventsPublisher } from './events/judgment-events.publisher';
-import { AttemptRecorder } from './judge/attempt.recorder';
-import { Decider } from './judge/decider.service';
+import { AnswerSource, ConnectionAnswers } from './judge/answer-source';
 import { Judge } from './judge/judge.service';
-import { JudgmentDispatcher } from './judge/judgment.dispatcher';
-import { JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from './judgment.constants';
+import { JUDGMENT_DISPATCH } from './judge/judge.types';
+import {
+  JUDGMENT_DATA_SOURCE,
+  JUDGMENT_EXTRAS,
+  JUDGMENT_MODULE_OPTIONS,
+  RESOLVED_JUDGMENT_OPTIONS,
+} from './judgment.constants';
 import {
   JUDGMENT_ASYNC_OPTIONS_TYPE,
   JUDGMENT_OPTIONS_TYPE,
   JudgmentConfigurableModule,
   type JudgmentModuleExtras,
 } from './judgment.module-definition';
-import type { JudgmentModuleOptions } from './judgment.options';
+import { type JudgmentModuleOptions, resolveJudgmentOptions } from './judgment.options';
+import type { DataSource } from 'typeorm';
 import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
 import { AssessmentRecorder } from './persistence/assessment.recorder';
+import { AttemptRecorder } from './persistence/attempt.recorder';
 import { AssessmentRecords } from './persistence/assessment-records.service';
 import { ResolutionPolicyHost } from './review/resolution-policy';
 import { JudgmentStartupCheck } from './judgment.startup';
+import { InlineDispatch } from './queue/inline.dispatcher';
 import { JudgmentJobs } from './queue/judgment.jobs';
 import { resolveQueueOptions } from './queue/queue.options';
 
@@ -39,58 +47,34 @@ export class JudgmentRegistryModule {}
 @Module({})
 export class JudgmentFeatureModule {}
 
-/**
- * Hands this module's ModuleRef to a Judge provided by value that asks for it (the testing fake, through
- * `overrideProvider(Judge).useValue(fakeJudge(...))`), so it works with this module's recorder, Decider and events.
- */
-const JUDGE_BINDING: Provider = {
-  provide: Symbol('JudgeBinding'),
-  useFactory: (judge: { bindToModule?(moduleRef: ModuleRef): void }, moduleRef: ModuleRef) => {
-    judge.bindToModule?.(moduleRef);
-    return judge;
-  },
-  inject: [Judge, ModuleRef],
-};
-
 /** The services every JudgmentModule.forRoot() provides; apps inject Judge and the others by class. */
 const SERVICES: Provider[] = [
+  { provide: RESOLVED_JUDGMENT_OPTIONS, useFactory: resolveJudgmentOptions, inject: [JUDGMENT_MODULE_OPTIONS] },
   AssessmentRecorder,
   AttemptRecorder,
   AssessmentRecords,
   ResolutionPolicyHost,
   AssessmentCache,
   Calibration,
-  Decider,
   Judge,
-  JUDGE_BINDING,
-  JudgmentDispatcher,
+  { provide: AnswerSource, useClass: ConnectionAnswers },
   JudgmentJobs,
   JudgmentEventsPublisher,
   JudgmentLogger,
   JudgmentStartupCheck,
   {
     provide: EngineManager,
-    useFactory: (options: JudgmentModuleOptions, moduleRef: ModuleRef) =>
-      new EngineManager(options, (cls) => {
-        try {
-          return moduleRef.get(cls, { strict: false });
-        } catch {
-          return new cls();
-        }
-      }),
+    // Engine classes named as drivers are created through DI at startup, so one that cannot be built fails there.
+    useFactory: async (options: JudgmentModuleOptions, moduleRef: ModuleRef) => {
+      const engines = new Map<Type<Engine>, Engine>();
+      for (const cls of engineClasses(options)) engines.set(cls, await moduleRef.create(cls));
+      return new EngineManager(options, (cls) => engines.get(cls) as Engine);
+    },
     inject: [JUDGMENT_MODULE_OPTIONS, ModuleRef],
   },
 ];
 
-const EXPORTS = [
-  Judge,
-  EngineManager,
-  AssessmentRecorder,
-  AssessmentRecords,
-  Calibration,
-  Decider,
-  JUDGMENT_MODULE_OPTIONS,
-];
+const EXPORTS = [Judge, EngineManager, AssessmentRecorder, AssessmentRecords, Calibration, JUDGMENT_MODULE_OPTIONS];
 
 /**
  * The module: `JudgmentModule.forRoot(options)` (or `forRootAsync`) once in the app, and
@@ -131,6 +115,26 @@ export class JudgmentModule extends JudgmentConfigurableModule {
   }
 }
 
+/** The app's DataSource the records live in, optional: without one persistence must be disabled. */
+function dataSourceProvider(name: string | false | undefined): Provider {
+  if (name === false) return { provide: JUDGMENT_DATA_SOURCE, useValue: null };
+  return {
+    provide: JUDGMENT_DATA_SOURCE,
+    useFactory: (dataSource?: DataSource) => dataSource ?? null,
+    inject: [{ token: getDataSourceToken(name), optional: true }],
+  };
+}
+
+/** The Engine classes the connections name as their driver. */
+function engineClasses(options: JudgmentModuleOptions): Set<Type<Engine>> {
+  const classes = new Set<Type<Engine>>();
+  for (const connection of Object.values(options.engines ?? {})) {
+    const driver = connection?.driver;
+    if (typeof driver === 'function' && typeof driver.prototype?.answer === 'function') classes.add(driver);
+  }
+  return classes;
+}
+
 function withServices(definition: DynamicModule, extras: JudgmentModuleExtras): DynamicModule {
   const resolved: JudgmentModuleExtras = {
     isGlobal: extras.isGlobal ?? false,
@@ -144,13 +148,16 @@ function withServices(definition: DynamicModule, extras: JudgmentModuleExtras): 
   if (queueOptions.enabled) requirePeers('The queue (queue.enabled: true)', ['@nestjs/bullmq', 'bullmq', 'ioredis']);
   const queue = queueOptions.enabled
     ? (require('./queue/queue.registration') as typeof import('./queue/queue.registration')).judgmentQueue(queueOptions)
-    : { imports: [], providers: [] };
+    : { imports: [], providers: [{ provide: JUDGMENT_DISPATCH, useClass: InlineDispatch }] };
   return {
     ...definition,
+    // Global like @nestjs/typeorm's core: every module (a feature module first) injects Judge and the services.
+    global: true,
     imports: [...(definition.imports ?? []), JudgmentRegistryModule, ...typeorm, ...queue.imports],
     providers: [
       ...(definition.providers ?? []),
       { provide: JUDGMENT_EXTRAS, useValue: resolved },
+      dataSourceProvider(resolved.dataSource),
       ...SERVICES,
       ...queue.providers,
     ],

@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { Engine } from './engines/engine.interface';
+import { DEFAULT_CALIBRATION_CONCURRENCY, DEFAULT_CONNECTION, DEFAULT_RETENTION_DAYS } from './judgment.defaults';
 
 /** One Engine connection (`engines.<name>`). */
 export interface EngineConnectionOptions {
@@ -55,4 +56,43 @@ export interface JudgmentModuleOptions {
   calibration?: { concurrency?: number };
   /** The environment name; `production` refuses alias models. Default: NODE_ENV. */
   environment?: string;
+}
+
+/** The persistence options with their defaults applied. */
+export interface ResolvedPersistence {
+  readonly enabled: boolean;
+  readonly required: boolean;
+  readonly evidence: boolean;
+  readonly retentionDays: number | null;
+}
+
+/** The module options with their defaults applied, built once per module and injected into every service. */
+export interface ResolvedJudgmentOptions {
+  /** The options as given (connections keep theirs: each driver checks and defaults its own). */
+  readonly given: JudgmentModuleOptions;
+  /** The default connection's name (not yet checked: EngineManager refuses an empty one). */
+  readonly defaultConnection: unknown;
+  readonly throwOnFailure: boolean;
+  readonly persistence: ResolvedPersistence;
+  readonly log: boolean;
+  /** Checked when a Calibration run starts. */
+  readonly calibrationConcurrency: unknown;
+}
+
+/** Applies the defaults of judgment.defaults.ts to the module options. */
+export function resolveJudgmentOptions(options: JudgmentModuleOptions): ResolvedJudgmentOptions {
+  const p = options.persistence ?? {};
+  return Object.freeze({
+    given: options,
+    defaultConnection: options.engine === undefined ? DEFAULT_CONNECTION : options.engine,
+    throwOnFailure: options.throwOnFailure ?? true,
+    persistence: Object.freeze({
+      enabled: p.enabled ?? true,
+      required: p.required ?? true,
+      evidence: p.evidence ?? true,
+      retentionDays: p.retentionDays === undefined ? DEFAULT_RETENTION_DAYS : p.retentionDays,
+    }),
+    log: options.log !== false,
+    calibrationConcurrency: options.calibration?.concurrency ?? DEFAULT_CALIBRATION_CONCURRENCY,
+  });
 }

@@ -1,7 +1,7 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { judgmentMetadata } from './definition/judgment.decorator';
 import { JudgmentRegistry } from './definition/judgment.registry';
-import { EngineManager } from './engines/engine.manager';
+import { AnswerSource } from './judge/answer-source';
 import { AssessmentRecorder } from './persistence/assessment.recorder';
 
 /**
@@ -11,7 +11,7 @@ import { AssessmentRecorder } from './persistence/assessment.recorder';
 @Injectable()
 export class JudgmentStartupCheck implements OnApplicationBootstrap {
   constructor(
-    private readonly engines: EngineManager,
+    private readonly answers: AnswerSource,
     private readonly registry: JudgmentRegistry,
     private readonly recorder: AssessmentRecorder,
   ) {}
@@ -21,7 +21,7 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
       .judgments()
       .map((cls) => judgmentMetadata(cls).engine)
       .filter((name): name is string => name !== null);
-    this.engines.validate([this.engines.defaultConnectionName(), ...named]);
+    this.answers.validate(named);
     if (this.recorder.persistence.enabled) this.recorder.repository();
   }
 }

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Judge, JudgmentModule, judgmentOptionsFromEnv } from 'nestjs-judgment';
+import { AnswerSource, JudgmentModule, judgmentOptionsFromEnv } from 'nestjs-judgment';
 import { fakeJudge, sequence } from 'nestjs-judgment/testing';
 import { RefundAbuse, RefundOutcome } from './refund-abuse.judgment';
 import { RefundsService } from './refunds.service';
@@ -23,7 +23,7 @@ it('the app module works with a fake Judge in place of the real one', async () =
     'refund-abuse': sequence({ abusive: 0.05, credibility: 3 }, { abusive: 0.95, credibility: 0 }),
   });
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-    .overrideProvider(Judge)
+    .overrideProvider(AnswerSource)
     .useValue(judge)
     .compile();
   await moduleRef.init();

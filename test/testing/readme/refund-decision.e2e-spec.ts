@@ -1,4 +1,4 @@
-import { Assessment } from 'nestjs-judgment';
+import { fakeAssessment } from 'nestjs-judgment/testing';
 import { RefundAbuse, RefundDecision, RefundOutcome } from './refund-abuse.judgment';
 
 describe('RefundDecision', () => {
@@ -6,17 +6,17 @@ describe('RefundDecision', () => {
   const decision = new RefundDecision();
 
   it('approves a credible request in good faith', async () => {
-    const assessment = Assessment.fake(refund).likelihood('abusive', 0.1).rating('credibility', 3).make();
+    const assessment = fakeAssessment(refund).likelihood('abusive', 0.1).rating('credibility', 3).make();
     expect(await assessment.decide(decision)).toBe(RefundOutcome.Approve);
   });
 
   it('escalates a doubtful explanation for Review', async () => {
-    const assessment = Assessment.fake(refund).likelihood('abusive', 0.1).rating('credibility', 1).make();
+    const assessment = fakeAssessment(refund).likelihood('abusive', 0.1).rating('credibility', 1).make();
     expect(await assessment.decide(decision)).toBe(RefundOutcome.Escalate);
   });
 
   it('rejects a likely abuse whatever the explanation', async () => {
-    const assessment = Assessment.fake(refund).likelihood('abusive', 0.9).rating('credibility', 3).make();
+    const assessment = fakeAssessment(refund).likelihood('abusive', 0.9).rating('credibility', 3).make();
     expect(await assessment.decide(decision)).toBe(RefundOutcome.Reject);
   });
 });

@@ -15,7 +15,6 @@ import { LikelihoodSet } from '../questions/likelihood-set';
 import { KIND_NAMES, type DeclaredQuestion, type QuestionMap } from '../questions/question';
 import { Rating } from '../questions/rating';
 import { ClassificationAnswer, LikelihoodAnswer, LikelihoodSetAnswer, RatingAnswer } from './answers';
-import { isFakeMade, linkOf } from './links';
 import { Provenance } from './provenance';
 import type {
   ClassificationKey,
@@ -35,6 +34,29 @@ export type EncodedAnswers = Readonly<Record<string, EncodedAnswer>>;
 type AnyAnswer = LikelihoodAnswer | ClassificationAnswer | RatingAnswer | LikelihoodSetAnswer;
 
 /**
+ * What deciding an Assessment does besides computing the Outcome, fixed when the Assessment is made: the recorder's
+ * link to its record for an Assessment the Judge made (or rebuilt from a record to decide it), compute-only otherwise.
+ */
+export interface DecisionRecording {
+  /** Whether each Decision runs twice and must give the same Outcome (ImpureDecision otherwise): scripted answers. */
+  readonly checksPurity: boolean;
+  /** An instance of the default Decision class (through DI when the recorder made the link, so it can be overridden). */
+  decisionOf(cls: Type<Decision>): Decision;
+  /** Refuses, before it runs, a Decision that may not decide this Assessment (e.g. another Judgment's). */
+  admit(assessment: Assessment<any>, decision: unknown): void;
+  /** Records, logs and announces the Outcome; nothing for a compute-only Assessment. */
+  decided(assessment: Assessment<any>, decision: Decision, outcome: Outcome): Promise<void>;
+}
+
+/** Deciding only computes the Outcome: a Replay, a hand-built Assessment. */
+export const COMPUTE_ONLY: DecisionRecording = Object.freeze({
+  checksPurity: false,
+  decisionOf: (cls: Type<Decision>) => new cls(),
+  admit: () => undefined,
+  decided: async () => undefined,
+});
+
+/**
  * The Engine's answers to one Judgment's Questions: an immutable value, typed by the Judgment so that question keys,
  * kinds and labels are checked at compile time (and at run time).
  */
@@ -48,6 +70,8 @@ export class Assessment<J extends Judgment = Judgment> {
     questions: QuestionMap,
     answers: Map<string, AnyAnswer>,
     readonly provenance: Provenance,
+    /** Where deciding is recorded: the link to the record, given by whoever made the Assessment. */
+    private readonly recording: DecisionRecording,
   ) {
     this.questions = Object.freeze({ ...questions });
     this.answers = answers;
@@ -57,26 +81,21 @@ export class Assessment<J extends Judgment = Judgment> {
   /**
    * Builds an Assessment from encoded answers (the record and cache encoding), read against the declared Questions.
    * Questions without an answer stay unanswered: reading them throws UnscriptedQuestion (only fakes leave gaps).
+   * `recording` says what deciding it records (nothing by default).
    */
   static fromAnswers<J extends Judgment>(
     judgment: J,
     questions: QuestionMap,
     encoded: EncodedAnswers,
     provenance: Provenance,
+    recording: DecisionRecording = COMPUTE_ONLY,
   ): Assessment<J> {
     const answers = new Map<string, AnyAnswer>();
     for (const [key, question] of Object.entries(questions)) {
       if (!Object.prototype.hasOwnProperty.call(encoded, key)) continue;
       answers.set(key, decodeAnswer(judgmentName(judgment), key, question, encoded[key]));
     }
-    return new Assessment(judgment, questions, answers, provenance);
-  }
-
-  /** A fake Assessment builder for tests (also exported as `fakeAssessment` from `nestjs-judgment/testing`). */
-  static fake<J extends Judgment>(judgment: J): import('../testing/fake-assessment').FakeAssessmentBuilder<J> {
-    const { FakeAssessmentBuilder } =
-      require('../testing/fake-assessment') as typeof import('../testing/fake-assessment');
-    return new FakeAssessmentBuilder(judgment);
+    return new Assessment(judgment, questions, answers, provenance, recording);
   }
 
   /** The answer to a Likelihood. */
@@ -115,25 +134,23 @@ export class Assessment<J extends Judgment = Judgment> {
   async outcome<O extends Outcome = Outcome>(): Promise<O> {
     const cls = judgmentMetadata(this.judgment.constructor).decision;
     if (!cls) throw new NoDefaultDecision(judgmentName(this.judgment));
-    const link = linkOf(this);
-    const decision = link?.resolveDecision
-      ? link.resolveDecision(cls as Type<Decision>)
-      : new (cls as Type<Decision>)();
-    return this.decide(decision as Decision<J, O>);
+    return this.decide(this.recording.decisionOf(cls as Type<Decision>) as Decision<J, O>);
   }
 
   /**
-   * Applies a Decision. For an Assessment the Judge produced, the decision is recorded, logged and announced; for a
-   * Replay or a fake it is only computed. Fake-made Assessments run the Decision twice to check it is pure.
+   * Applies a Decision and hands the Outcome to this Assessment's `recording`: for an Assessment the Judge produced
+   * (or one rebuilt from a record to decide it) that is the recorder's link, which records, logs and announces the
+   * decision; for a Replay or a hand-built one the Outcome is only computed. Scripted answers run the Decision twice
+   * to check it is pure.
    */
   async decide<O extends Outcome>(decision: Decision<J, O>): Promise<O> {
-    linkOf(this)?.admit?.(this, decision);
+    this.recording.admit(this, decision);
     const outcome = applyDecision(this, decision);
-    if (isFakeMade(this)) {
+    if (this.recording.checksPurity) {
       const again = applyDecision(this, decision);
       if (again !== outcome) throw new ImpureDecision(decisionMetadata(decision.constructor).name, outcome, again);
     }
-    await linkOf(this)?.decided(this, decision as Decision, outcome);
+    await this.recording.decided(this, decision as Decision, outcome);
     return outcome;
   }
 

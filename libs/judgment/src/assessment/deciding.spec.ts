@@ -17,13 +17,24 @@ import {
   aRefund,
   aTicket,
 } from '../testing/fixtures.spec-helpers';
-import { type AssessmentLink, linkAssessment, linkOf } from './links';
+import { COMPUTE_ONLY, type DecisionRecording } from './assessment';
 
 const refundAbuse = (refundsThisYear = 0) => new RefundAbuse(aRefund({ refundsThisYear }));
 
-/** An Assessment as an Engine would give it (not fake-made, not linked). */
-const assessed = (abusive: number, credibility = [0, 0, 0.2, 0.8], judgment = refundAbuse()) =>
-  Assessment.fromAnswers(judgment, judgment.questions(), { abusive, credibility }, new Provenance('jev', 'jev-1.13.0'));
+/** An Assessment as an Engine would give it (compute-only unless a recording is given). */
+const assessed = (
+  abusive: number,
+  credibility = [0, 0, 0.2, 0.8],
+  judgment = refundAbuse(),
+  recording: DecisionRecording = COMPUTE_ONLY,
+) =>
+  Assessment.fromAnswers(
+    judgment,
+    judgment.questions(),
+    { abusive, credibility },
+    new Provenance('jev', 'jev-1.13.0'),
+    recording,
+  );
 
 /** A Decision whose Outcome flips on every call (it keeps state of its own). */
 @Decision({ outcomes: RefundOutcome, name: 'flip-flop' })
@@ -128,36 +139,31 @@ describe('Deciding an Assessment', () => {
     await expect(assessed(0.5).decide(new FlipFlop())).resolves.toBe(RefundOutcome.Approve);
   });
 
-  it('a linked Assessment hands the decision to its link', async () => {
-    const decided = jest.fn<Promise<void>, Parameters<AssessmentLink['decided']>>(async () => undefined);
-    const assessment = assessed(0.8);
-    linkAssessment(assessment, { decided });
+  it('an Assessment made with a recording hands the decision to it', async () => {
+    const decided = jest.fn<Promise<void>, Parameters<DecisionRecording['decided']>>(async () => undefined);
+    const assessment = assessed(0.8, undefined, undefined, { ...COMPUTE_ONLY, decided });
     const decision = new RefundDecision();
     await expect(assessment.decide(decision)).resolves.toBe(RefundOutcome.Reject);
     expect(decided).toHaveBeenCalledTimes(1);
     expect(decided).toHaveBeenCalledWith(assessment, decision, RefundOutcome.Reject);
   });
 
-  it('a linked Assessment resolves its default Decision through the link', async () => {
-    const assessment = assessed(0.8);
-    const resolveDecision = jest.fn(() => new StrictRefundDecision());
-    linkAssessment(assessment, { decided: async () => undefined, resolveDecision });
+  it('an Assessment made with a recording gets its default Decision from it', async () => {
+    const decisionOf = jest.fn(() => new StrictRefundDecision());
+    const assessment = assessed(0.8, undefined, undefined, { ...COMPUTE_ONLY, decisionOf });
     await expect(assessment.outcome()).resolves.toBe(RefundOutcome.Reject);
-    expect(resolveDecision).toHaveBeenCalledWith(RefundDecision);
+    expect(decisionOf).toHaveBeenCalledWith(RefundDecision);
   });
 
-  it('deciding an unlinked Assessment records nothing: it just returns the Outcome', async () => {
-    const decided = jest.fn<Promise<void>, Parameters<AssessmentLink['decided']>>(async () => undefined);
-    const linked = assessed(0.8);
-    linkAssessment(linked, { decided });
+  it('deciding a compute-only Assessment records nothing: it just returns the Outcome', async () => {
+    const decided = jest.fn<Promise<void>, Parameters<DecisionRecording['decided']>>(async () => undefined);
+    const linked = assessed(0.8, undefined, undefined, { ...COMPUTE_ONLY, decided });
     const unlinked = assessed(0.8);
     const fake = fakeAssessment(refundAbuse()).likelihood('abusive', 0.8).rating('credibility', 3).make();
-    expect(linkOf(unlinked)).toBeUndefined();
-    expect(linkOf(fake)).toBeUndefined();
     await expect(unlinked.decide(new RefundDecision())).resolves.toBe(RefundOutcome.Reject);
     await expect(fake.outcome()).resolves.toBe(RefundOutcome.Reject);
     await expect(linked.decide(new RefundDecision())).resolves.toBe(RefundOutcome.Reject);
-    // Only the linked Assessment reached the link.
+    // Only the Assessment made with a recording reached it.
     expect(decided).toHaveBeenCalledTimes(1);
     expect(decided).toHaveBeenCalledWith(linked, expect.any(RefundDecision), RefundOutcome.Reject);
   });

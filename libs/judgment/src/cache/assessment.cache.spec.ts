@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
+import { resolveJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger } from '../logging/judgment.logger';
 import { AssessmentCache, type CachedAssessment } from './assessment.cache';
 
@@ -19,7 +20,7 @@ const brokenStore = {
 
 function cacheWith(store: unknown) {
   const moduleRef = { get: () => store } as unknown as ModuleRef;
-  return new AssessmentCache(moduleRef, new JudgmentLogger({}));
+  return new AssessmentCache(moduleRef, new JudgmentLogger(resolveJudgmentOptions({})));
 }
 
 describe('AssessmentCache', () => {

@@ -14,10 +14,10 @@ import type { Engine } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
 import { EngineFailed, InvalidCalibration, NoDefaultDecision } from '../errors';
 import { ask } from '../judge/ask';
-import { Decider } from '../judge/decider.service';
-import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
-import type { JudgmentModuleOptions } from '../judgment.options';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
+import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { AssessmentRecorder } from '../persistence/assessment.recorder';
+import { AttemptRecorder } from '../persistence/attempt.recorder';
 import { type QuestionMap, readQuestions } from '../questions/question';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { mapBounded } from './bounded';
@@ -28,7 +28,7 @@ import { LabelledCase } from './labelled-case';
 import { describeValue } from './describe-value';
 
 /** Cases in flight when neither `.concurrency()` nor the module option `calibration.concurrency` says otherwise. */
-export const DEFAULT_CALIBRATION_CONCURRENCY = 8;
+export { DEFAULT_CALIBRATION_CONCURRENCY } from '../judgment.defaults';
 
 /** Options of `run()`. */
 export interface CalibrationRunOptions {
@@ -55,7 +55,7 @@ interface CalibrationPlan<J extends Judgment> {
 /** The services a run uses. */
 interface CalibrationServices {
   readonly engines: EngineManager;
-  readonly decider: Decider;
+  readonly attempts: AttemptRecorder;
   dataSource(): DataSource | null;
 }
 
@@ -90,22 +90,16 @@ export class Calibration {
   private readonly concurrency: unknown;
 
   constructor(
-    @Inject(JUDGMENT_MODULE_OPTIONS) options: JudgmentModuleOptions,
+    @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
     engines: EngineManager,
-    decider: Decider,
+    attempts: AttemptRecorder,
     recorder: AssessmentRecorder,
   ) {
-    this.concurrency = options.calibration?.concurrency ?? DEFAULT_CALIBRATION_CONCURRENCY;
+    this.concurrency = options.calibrationConcurrency;
     this.services = {
       engines,
-      decider,
-      dataSource: () => {
-        try {
-          return recorder.dataSource();
-        } catch {
-          return null; // the app registered no TypeORM DataSource at all
-        }
-      },
+      attempts,
+      dataSource: () => recorder.dataSource(),
     };
   }
 
@@ -311,7 +305,7 @@ export class CalibrationBuilder<J extends Judgment> {
     return classes.map((cls) => {
       if (!cls) throw new NoDefaultDecision(name);
       return {
-        instance: this.services.decider.resolveDecision(cls as Type<Decision>),
+        instance: this.services.attempts.decisionOf(cls as Type<Decision>),
         metadata: decisionMetadata(cls),
       };
     });

@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { Logger, type Type } from '@nestjs/common';
 import { EngineNotConfigured, UnpinnedModel } from '../errors';
+import { DEFAULT_CONNECTION, DEFAULT_DRIVER } from '../judgment.defaults';
 import type { EngineConnectionOptions, JudgmentModuleOptions } from '../judgment.options';
 import { connectionSettings, DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './connection.settings';
 import type { Engine } from './engine.interface';
@@ -74,7 +75,10 @@ export class EngineManager {
   /** What the manager shows when logged or serialised: its connections' names, never their options (keys). */
   toJSON(): { defaultConnection: string | null; connections: string[] } {
     const { engine, engines } = this.options;
-    return { defaultConnection: engine === undefined ? 'jev' : engine, connections: Object.keys(engines ?? {}) };
+    return {
+      defaultConnection: engine === undefined ? DEFAULT_CONNECTION : engine,
+      connections: Object.keys(engines ?? {}),
+    };
   }
 
   [inspect.custom](): string {
@@ -94,7 +98,7 @@ export class EngineManager {
 
   /** The default connection's name: options.engine, else `jev`. */
   defaultConnectionName(): string {
-    const name = this.options.engine === undefined ? 'jev' : this.options.engine;
+    const name = this.options.engine === undefined ? DEFAULT_CONNECTION : this.options.engine;
     if (typeof name !== 'string' || name.trim() === '') {
       throw new EngineNotConfigured(
         'No default Engine connection is set. Set the engine option (JUDGMENT_ENGINE) to one of the connections ' +
@@ -140,7 +144,7 @@ export class EngineManager {
       if (!(error instanceof EngineNotConfigured || error instanceof UnpinnedModel)) throw error;
       problem = error.message;
     }
-    const driver = config.driver ?? 'jev';
+    const driver = config.driver ?? DEFAULT_DRIVER;
     return {
       connection: name,
       driver: typeof driver === 'string' ? driver : driver.name,
@@ -178,7 +182,7 @@ export class EngineManager {
   }
 
   private driver(name: string, config: EngineConnectionOptions): EngineFactory {
-    const driver = config.driver ?? 'jev';
+    const driver = config.driver ?? DEFAULT_DRIVER;
     if (typeof driver === 'function' && typeof driver.prototype?.answer === 'function') {
       return () => this.resolveClass(driver);
     }

@@ -14,7 +14,6 @@ import {
   UseGuards,
   UsePipes,
 } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { AssessmentRecords } from '../persistence/assessment-records.service';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { CanViewRecordsGuard } from './can-view.guard';
@@ -42,14 +41,15 @@ export interface ReviewPage {
 export class JudgmentReviewsController {
   constructor(
     @Inject(JUDGMENT_HTTP_OPTIONS) private readonly options: JudgmentHttpOptions,
-    private readonly moduleRef: ModuleRef,
+    // Provided by JudgmentModule.forRoot(), whose core is global.
+    private readonly records: AssessmentRecords,
   ) {}
 
   /** `GET /judgment/reviews?limit=20&offset=0&judgment=refund-abuse` — oldest first. */
   @Get('reviews')
   @UseGuards(CanViewRecordsGuard)
   async list(@Query() query: ListReviewsQuery): Promise<ReviewPage> {
-    const records = await this.records().awaitingReview({
+    const records = await this.records.awaitingReview({
       judgment: query.judgment,
       limit: query.limit + 1,
       offset: query.offset,
@@ -85,18 +85,13 @@ export class JudgmentReviewsController {
       );
     }
     const record = await this.find(params.id);
-    return recordDetail(await this.records().resolve(record, body.resolution, reviewer));
+    return recordDetail(await this.records.resolve(record, body.resolution, reviewer));
   }
 
   private async find(id: number): Promise<AssessmentRecord> {
-    const record = await this.records().find(id);
+    const record = await this.records.find(id);
     if (!record) throw new NotFoundException(`Assessment record #${id} does not exist.`);
     return record;
-  }
-
-  /** The app's AssessmentRecords (provided by JudgmentModule.forRoot, global or not). */
-  private records(): AssessmentRecords {
-    return this.moduleRef.get(AssessmentRecords, { strict: false });
   }
 }
 

@@ -1,18 +1,10 @@
-import { Assessment, type EncodedAnswer } from '../assessment/assessment';
+import { Assessment, type DecisionRecording, type EncodedAnswer } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
 import type { EvidenceMap } from '../definition/evidence';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
 import type { Engine, EngineResponse } from '../engines/engine.interface';
 import { EngineFailed, MalformedEngineResponse } from '../errors';
 import { type DeclaredQuestion, type QuestionMap, expandQuestions } from '../questions/question';
-
-/** JavaScript programming errors: bugs, not Engine failures. They pass through unwrapped and unrecorded. */
-export const PROGRAMMING_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError];
-
-/** Whether an error thrown while asking is a bug in the code rather than an Engine failure. */
-export function isProgrammingError(error: unknown): boolean {
-  return PROGRAMMING_ERRORS.some((type) => error instanceof type);
-}
 
 /** What one Engine round is asked with. */
 export interface AskRequest {
@@ -26,8 +18,8 @@ export interface AskRequest {
 /**
  * One Engine round over the Judgment's Questions, read into an Assessment: expand Likelihood Sets, ask, check the
  * answered keys, regroup. Nothing is cached, recorded, announced or logged, and the Assessment is not linked (deciding
- * it only computes). Engine failures are thrown as EngineFailed; programming errors and a declaration error (a
- * direct key colliding with a set key, raised before asking) pass through.
+ * it only computes). Whatever the Engine's answer() or the reading of its response throws is an Engine failure,
+ * thrown as EngineFailed; errors raised before asking (a direct key colliding with a set key) pass through.
  */
 export async function ask<J extends Judgment>(judgment: J, request: AskRequest): Promise<Assessment<J>> {
   const name = judgmentName(judgment);
@@ -36,9 +28,16 @@ export async function ask<J extends Judgment>(judgment: J, request: AskRequest):
     const response = await request.engine.answer({ questions, evidence: request.evidence });
     return readAnswers(judgment, request.questions, response);
   } catch (error) {
-    if (isProgrammingError(error)) throw error;
     throw EngineFailed.wrap(name, error);
   }
+}
+
+/** How `readAnswers` treats a response. */
+export interface ReadOptions {
+  /** What deciding the Assessment records (nothing by default). */
+  readonly recording?: DecisionRecording;
+  /** Scripted answers may leave whole Questions unanswered (reading one throws UnscriptedQuestion). */
+  readonly partial?: boolean;
 }
 
 /**
@@ -50,6 +49,7 @@ export function readAnswers<J extends Judgment>(
   judgment: J,
   questions: QuestionMap,
   response: EngineResponse,
+  { recording, partial = false }: ReadOptions = {},
 ): Assessment<J> {
   const name = judgmentName(judgment);
   const { answers, provenance } = (response ?? {}) as Partial<EngineResponse>;
@@ -64,10 +64,12 @@ export function readAnswers<J extends Judgment>(
         '{ answers: { key: answer }, provenance: new Provenance(...) }.',
     );
   }
-  const expanded = expandQuestions(name, questions);
+  const has = (key: string) => Object.prototype.hasOwnProperty.call(answers, key);
+  const answered = partial ? pickAnswered(questions, has) : questions;
+  const expanded = expandQuestions(name, answered);
   const requestId = provenance.requestId;
   for (const key of expanded.keys()) {
-    if (!Object.prototype.hasOwnProperty.call(answers, key)) {
+    if (!has(key)) {
       throw new MalformedEngineResponse(`The Engine did not answer Question "${key}" of ${name}.`, { requestId });
     }
   }
@@ -79,15 +81,24 @@ export function readAnswers<J extends Judgment>(
     }
   }
   const encoded: Record<string, EncodedAnswer> = {};
-  for (const [key, question] of Object.entries(questions)) encoded[key] = regroup(key, question, answers);
+  for (const [key, question] of Object.entries(answered)) encoded[key] = regroup(key, question, answers);
   try {
-    return Assessment.fromAnswers(judgment, questions, encoded, provenance);
+    return Assessment.fromAnswers(judgment, questions, encoded, provenance, recording);
   } catch (error) {
     throw new MalformedEngineResponse(`The Engine's answers to ${name} are unreadable: ${(error as Error).message}`, {
       requestId,
       cause: error,
     });
   }
+}
+
+/** The declared Questions the response answers: a Likelihood Set counts when any of its labels is answered. */
+function pickAnswered(questions: QuestionMap, has: (key: string) => boolean): QuestionMap {
+  return Object.fromEntries(
+    Object.entries(questions).filter(([key, question]) =>
+      question.kind === 'likelihood_set' ? question.labels.some((label) => has(`${key}.${label}`)) : has(key),
+    ),
+  );
 }
 
 /** The declared key's answer from the Engine's expanded answers (a Likelihood Set gathers its `set.label` keys). */

@@ -3,30 +3,35 @@ import { Assessment } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
 import { Unassessed } from '../assessment/unassessed';
 import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
-import type { Engine, EngineRequest, EngineResponse } from '../engines/engine.interface';
+import type { EngineRequest, EngineResponse } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
 import { EngineFailed } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
-import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
-import type { JudgmentModuleOptions } from '../judgment.options';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
+import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
-import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { AssessmentRecorder } from '../persistence/assessment.recorder';
+import { AttemptRecorder } from '../persistence/attempt.recorder';
 import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
-import { isProgrammingError, readAnswers } from './ask';
+import { AnswerSource, type ChosenEngine } from './answer-source';
+import { readAnswers } from './ask';
 import { type DescribedAttempt, describeAttempt } from './attempt';
-import { AttemptRecorder } from './attempt.recorder';
-import { Decider, type LinkState } from './decider.service';
-import type { AssessResult, DispatchOptions } from './judge.types';
-import { JudgmentDispatcher } from './judgment.dispatcher';
+import {
+  type AssessResult,
+  type Attempter,
+  type DispatchOptions,
+  type DispatchStrategy,
+  JUDGMENT_DISPATCH,
+  type RecordedAttempt,
+} from './judge.types';
 
 /** Everything prepared before the Engine is asked. */
 interface Attempt extends DescribedAttempt {
   /** What the Engine is asked: the expanded Questions and the Evidence as the Judgment returned it. */
   readonly request: EngineRequest;
   readonly connection: string;
-  readonly engine: Engine;
+  readonly chosen: ChosenEngine;
   readonly cacheFor: number | null;
 }
 
@@ -35,21 +40,21 @@ interface Attempt extends DescribedAttempt {
  * The class is the injection token, so tests can `overrideProvider(Judge)`.
  */
 @Injectable()
-export class Judge {
+export class Judge implements Attempter {
   private readonly throwOnFailure: boolean;
 
   constructor(
-    @Inject(JUDGMENT_MODULE_OPTIONS) options: JudgmentModuleOptions,
+    @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
     private readonly engines: EngineManager,
-    private readonly recorder: AssessmentRecorder,
+    private readonly answers: AnswerSource,
+    private readonly rows: AssessmentRecorder,
     private readonly attempts: AttemptRecorder,
-    private readonly decider: Decider,
     private readonly cache: AssessmentCache,
     private readonly events: JudgmentEventsPublisher,
     private readonly logger: JudgmentLogger,
-    private readonly dispatcher: JudgmentDispatcher,
+    @Inject(JUDGMENT_DISPATCH) private readonly dispatcher: DispatchStrategy,
   ) {
-    this.throwOnFailure = options.throwOnFailure ?? true;
+    this.throwOnFailure = options.throwOnFailure;
   }
 
   /**
@@ -59,30 +64,40 @@ export class Judge {
    * is thrown (carrying the paid answers) whatever throwOnFailure says.
    */
   async assess<J extends Judgment>(judgment: J): Promise<AssessResult<J>> {
+    return (await this.attempt(judgment)).result as AssessResult<J>;
+  }
+
+  /**
+   * `assess()`, also telling which record the attempt was written to (null when nothing was): what the queue's jobs
+   * use to decide from the record.
+   */
+  async attempt<J extends Judgment>(judgment: J): Promise<RecordedAttempt<J>> {
     const attempt = this.prepare(judgment);
-    const cacheKey = attempt.cacheFor === null ? null : this.cacheKey(attempt);
+    const cacheKey = attempt.cacheFor === null || attempt.chosen.scripted ? null : this.cacheKey(attempt);
     if (cacheKey) {
       const hit = await this.cache.get(cacheKey);
-      if (hit && !(hit.recordId === null && this.recorder.persistence.enabled)) {
-        return this.fromCache(judgment, attempt, hit) as Promise<AssessResult<J>>;
-      }
+      if (hit && !(hit.recordId === null && this.rows.persistence.enabled))
+        return this.fromCache(judgment, attempt, hit);
     }
 
+    const link = this.attempts.link({ checksPurity: attempt.chosen.scripted });
     let response: unknown;
     let assessment: Assessment<J>;
     try {
-      response = await attempt.engine.answer(attempt.request);
-      assessment = readAnswers(judgment, attempt.questions, response as EngineResponse);
+      response = await attempt.chosen.engine.answer(attempt.request);
+      assessment = readAnswers(judgment, attempt.questions, response as EngineResponse, {
+        recording: link,
+        partial: attempt.chosen.scripted,
+      });
     } catch (error) {
-      if (isProgrammingError(error)) throw error;
+      // Classified by where it came from, not its type: fetch reports an outage as TypeError, JSON.parse as SyntaxError.
       // Provenance is kept only when the Engine returned a response that the Judge itself rejected.
       const provenance = provenanceOf(response);
-      return this.failed(judgment, attempt, EngineFailed.wrap(attempt.name, error), provenance) as unknown as Promise<
-        AssessResult<J>
-      >;
+      return this.failed(judgment, attempt, EngineFailed.wrap(attempt.name, error), provenance);
     }
 
-    const record = await this.record(attempt, assessment, null);
+    const record = await link.recordAnswered(attempt, assessment);
+    this.answers.assessed(assessment, link);
     await this.events.emit(new AssessmentCompleted(judgment, assessment, record));
     this.logger.info('Judgment assessed.', assessment.logContext());
     if (cacheKey) {
@@ -98,7 +113,7 @@ export class Judge {
         attempt.cacheFor as number,
       );
     }
-    return assessment as AssessResult<J>;
+    return { result: assessment, record };
   }
 
   /**
@@ -106,7 +121,8 @@ export class Judge {
    * from the record. With the queue disabled the same work runs inline. Resolves to the job id.
    */
   dispatch(judgment: Judgment, options: DispatchOptions = {}): Promise<string> {
-    return this.dispatcher.dispatch(judgment, options);
+    this.answers.dispatching(judgment);
+    return this.dispatcher.dispatch(judgment, options, this);
   }
 
   /** Input tokens this process consumed across connections (or on one). */
@@ -127,7 +143,7 @@ export class Judge {
       ...described,
       request: { questions: described.expanded, evidence: described.evidenceMap },
       connection,
-      engine: this.engines.connection(connection),
+      chosen: this.answers.engineFor(judgment, connection),
       cacheFor: judgment.cacheFor?.() ?? metadata.cacheFor ?? null,
     };
   }
@@ -140,28 +156,23 @@ export class Judge {
       untrustedPaths: attempt.evidence.untrustedPaths,
       engineClass: this.engines.describe(attempt.connection).driver,
       connection: attempt.connection,
-      model: attempt.engine.model(),
+      model: attempt.chosen.engine.model(),
     });
   }
 
-  private async fromCache<J extends Judgment>(judgment: J, attempt: Attempt, hit: CachedAssessment) {
+  private async fromCache<J extends Judgment>(
+    judgment: J,
+    attempt: Attempt,
+    hit: CachedAssessment,
+  ): Promise<RecordedAttempt<J>> {
     const provenance = new Provenance(hit.engine, hit.model, hit.requestId, {});
-    const assessment = Assessment.fromAnswers(judgment, attempt.questions, hit.answers, provenance);
-    const record = await this.record(attempt, assessment, hit.recordId);
+    const link = this.attempts.link({ checksPurity: false });
+    const assessment = Assessment.fromAnswers(judgment, attempt.questions, hit.answers, provenance, link);
+    const record = await link.recordAnswered(attempt, assessment, hit.recordId);
+    this.answers.assessed(assessment, link);
     await this.events.emit(new AssessmentCompleted(judgment, assessment, record));
     this.logger.info('Judgment assessed from cache.', { ...assessment.logContext(), cached_from: hit.recordId });
-    return assessment;
-  }
-
-  /** Links an answered Assessment for deciding and records it; required recording that fails throws. */
-  private async record(
-    attempt: Attempt,
-    assessment: Assessment<any>,
-    cachedFromId: number | null,
-  ): Promise<AssessmentRecord | null> {
-    const state: LinkState = { record: null, refused: false, awaitingReview: false };
-    this.decider.link(assessment, state);
-    return this.attempts.answered(attempt, assessment, state, cachedFromId);
+    return { result: assessment, record };
   }
 
   private async failed<J extends Judgment>(
@@ -169,7 +180,7 @@ export class Judge {
     attempt: Attempt,
     error: EngineFailed,
     provenance: Provenance | null,
-  ): Promise<Unassessed<J, AssessmentRecord>> {
+  ): Promise<RecordedAttempt<J>> {
     const record = await this.attempts.failed(attempt, error, provenance);
     await this.events.emit(new AssessmentFailed(judgment, error, record));
     this.logger.warn('Judgment unassessed.', {
@@ -178,7 +189,7 @@ export class Judge {
       exception: describeError(error),
     });
     if (this.throwOnFailure) throw error;
-    return new Unassessed(judgment, error, record);
+    return { result: new Unassessed(judgment, error, record), record };
   }
 }
 

@@ -29,3 +29,23 @@ export interface DispatchOptions {
   /** BullMQ priority (1 is highest). */
   priority?: number;
 }
+
+/** What `judge.attempt()` resolves to: what `assess()` would, and the record the attempt was written to. */
+export interface RecordedAttempt<J extends Judgment> {
+  readonly result: Assessment<J> | Unassessed<J, AssessmentRecord>;
+  /** The attempt's record; null when nothing was written (persistence off, or a best-effort write failed). */
+  readonly record: AssessmentRecord | null;
+}
+
+/** Something that assesses and tells which record it wrote: the Judge, as the dispatch strategies see it. */
+export interface Attempter {
+  attempt<J extends Judgment>(judgment: J): Promise<RecordedAttempt<J>>;
+}
+
+/** A way of running dispatched Judgments (inline, or on BullMQ); resolves to the job id. */
+export interface DispatchStrategy {
+  dispatch(judgment: Judgment, options: DispatchOptions, judge: Attempter): Promise<string>;
+}
+
+/** Injection token of the dispatch strategy the module wires (inline, or queued when the queue is enabled). */
+export const JUDGMENT_DISPATCH = Symbol('JUDGMENT_DISPATCH');

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
-import type { JudgmentModuleOptions } from '../judgment.options';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
+import type { ResolvedJudgmentOptions } from '../judgment.options';
 
 /** Structured context of a log line: `judgment`, `engine`, `model`, `request_id`, and extras where stated. */
 export type LogContext = Record<string, unknown>;
@@ -11,8 +11,8 @@ export class JudgmentLogger {
   private readonly logger = new Logger('Judgment');
   private readonly enabled: boolean;
 
-  constructor(@Inject(JUDGMENT_MODULE_OPTIONS) options: JudgmentModuleOptions) {
-    this.enabled = options.log !== false;
+  constructor(@Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions) {
+    this.enabled = options.log;
   }
 
   info(message: string, context: LogContext): void {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type FindOptionsWhere, IsNull, LessThan, Not } from 'typeorm';
-import { Assessment, type EncodedAnswers } from '../assessment/assessment';
+import { Assessment, COMPUTE_ONLY, type DecisionRecording, type EncodedAnswers } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
 import { type Decision, type Outcome, decisionMetadata } from '../definition/decision.decorator';
 import { type Judgment, type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
@@ -8,12 +8,12 @@ import { JudgmentRegistry } from '../definition/judgment.registry';
 import { InvalidResolution, ResolutionForbidden, UnrebuildableAssessment } from '../errors';
 import { ReviewResolved } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
-import { Decider } from '../judge/decider.service';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { readQuestions } from '../questions/question';
 import { ResolutionPolicyHost } from '../review/resolution-policy';
 import { AssessmentRecord } from './assessment-record.entity';
 import { AssessmentRecorder } from './assessment.recorder';
+import { AttemptRecorder } from './attempt.recorder';
 import { type EntityReference, entityReference, findByKey, isEntity } from './entity-reference';
 import type { Reviewer } from './reviewer';
 
@@ -39,7 +39,7 @@ const DAY_MS = 86_400_000;
 export class AssessmentRecords {
   constructor(
     private readonly recorder: AssessmentRecorder,
-    private readonly decider: Decider,
+    private readonly attempts: AttemptRecorder,
     private readonly registry: JudgmentRegistry,
     private readonly events: JudgmentEventsPublisher,
     private readonly policies: ResolutionPolicyHost,
@@ -49,7 +49,30 @@ export class AssessmentRecords {
    * Replay: the Assessment the record holds, over `judgment` or one constructed from the record's Subject. It is not
    * linked: deciding it computes the Outcome and records, logs and fires nothing.
    */
-  async rebuild<J extends Judgment = Judgment>(record: AssessmentRecord, judgment?: J): Promise<Assessment<J>> {
+  rebuild<J extends Judgment = Judgment>(record: AssessmentRecord, judgment?: J): Promise<Assessment<J>> {
+    return this.rebuildWith(record, judgment, COMPUTE_ONLY);
+  }
+
+  /** Rebuilds the record and applies its Judgment's default Decision, recording the Outcome on THIS record. */
+  async outcome<O extends Outcome = Outcome>(record: AssessmentRecord, judgment?: Judgment): Promise<O> {
+    return (await this.rebuildWith(record, judgment, this.attempts.linkTo(record))).outcome<O>();
+  }
+
+  /** Rebuilds the record and applies `decision`, recording the Outcome on THIS record (events, log, maybe Review). */
+  async decide<J extends Judgment, O extends Outcome>(
+    record: AssessmentRecord,
+    decision: Decision<J, O>,
+    judgment?: J,
+  ): Promise<O> {
+    return (await this.rebuildWith(record, judgment, this.attempts.linkTo(record))).decide(decision);
+  }
+
+  /** The Assessment the record holds, deciding through `recording`. */
+  private async rebuildWith<J extends Judgment>(
+    record: AssessmentRecord,
+    judgment: J | undefined,
+    recording: DecisionRecording,
+  ): Promise<Assessment<J>> {
     if (record.isUnassessed()) {
       throw unrebuildable(record, `it is an Unassessed attempt (${record.failureType}) and holds no answers`);
     }
@@ -82,24 +105,10 @@ export class AssessmentRecords {
       record.provenanceDetails ?? {},
     );
     try {
-      return Assessment.fromAnswers(target, questions, (record.answers ?? {}) as EncodedAnswers, provenance);
+      return Assessment.fromAnswers(target, questions, (record.answers ?? {}) as EncodedAnswers, provenance, recording);
     } catch (error) {
       throw unrebuildable(record, (error as Error).message, error);
     }
-  }
-
-  /** Rebuilds the record and applies its Judgment's default Decision, recording the Outcome on THIS record. */
-  async outcome<O extends Outcome = Outcome>(record: AssessmentRecord, judgment?: Judgment): Promise<O> {
-    return (await this.linked(record, judgment)).outcome<O>();
-  }
-
-  /** Rebuilds the record and applies `decision`, recording the Outcome on THIS record (events, log, maybe Review). */
-  async decide<J extends Judgment, O extends Outcome>(
-    record: AssessmentRecord,
-    decision: Decision<J, O>,
-    judgment?: J,
-  ): Promise<O> {
-    return (await this.linked(record, judgment)).decide(decision);
   }
 
   /**
@@ -167,12 +176,6 @@ export class AssessmentRecords {
       .repository()
       .delete({ createdAt: LessThan(new Date(Date.now() - days * DAY_MS)) });
     return result.affected ?? 0;
-  }
-
-  private async linked(record: AssessmentRecord, judgment: Judgment | undefined): Promise<Assessment<any>> {
-    const assessment = await this.rebuild(record, judgment);
-    this.decider.link(assessment, { record, refused: false, awaitingReview: record.isAwaitingReview() });
-    return assessment;
   }
 
   /** `new <registered Judgment class>(subject)`, the Subject loaded by the record's subject_type and subject_id. */

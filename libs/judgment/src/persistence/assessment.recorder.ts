@@ -1,15 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource, Repository } from 'typeorm';
 import type { Assessment } from '../assessment/assessment';
 import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
 import type { Judgment } from '../definition/judgment.decorator';
-import { JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
+import { JUDGMENT_DATA_SOURCE, JUDGMENT_EXTRAS, RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import { InvalidConfiguration } from '../judgment.env';
 import type { JudgmentModuleExtras } from '../judgment.module-definition';
-import type { JudgmentModuleOptions } from '../judgment.options';
+import type { ResolvedJudgmentOptions, ResolvedPersistence } from '../judgment.options';
 import { AssessmentRecord } from './assessment-record.entity';
 import { entityReference, isEntity } from './entity-reference';
 
@@ -22,47 +20,22 @@ export interface AttemptContext {
   readonly language: string | null;
 }
 
-/** The persistence options with their defaults applied. */
-export interface ResolvedPersistence {
-  readonly enabled: boolean;
-  readonly required: boolean;
-  readonly evidence: boolean;
-  readonly retentionDays: number | null;
-}
-
-export function resolvePersistence(options: JudgmentModuleOptions): ResolvedPersistence {
-  const p = options.persistence ?? {};
-  return {
-    enabled: p.enabled ?? true,
-    required: p.required ?? true,
-    evidence: p.evidence ?? true,
-    retentionDays: p.retentionDays === undefined ? 365 : p.retentionDays,
-  };
-}
-
 /** Writes `judgment_assessments` rows. Knows nothing of Engines, events or logs. */
 @Injectable()
 export class AssessmentRecorder {
   readonly persistence: ResolvedPersistence;
-  private dataSourceCache: DataSource | null | undefined;
 
   constructor(
-    @Inject(JUDGMENT_MODULE_OPTIONS) options: JudgmentModuleOptions,
+    @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
     @Inject(JUDGMENT_EXTRAS) private readonly extras: JudgmentModuleExtras,
-    private readonly moduleRef: ModuleRef,
+    @Inject(JUDGMENT_DATA_SOURCE) private readonly source: DataSource | null,
   ) {
-    this.persistence = resolvePersistence(options);
+    this.persistence = options.persistence;
   }
 
   /** The app's DataSource (null when the app registered none for this module). */
   dataSource(): DataSource | null {
-    if (this.dataSourceCache === undefined) {
-      this.dataSourceCache =
-        this.extras.dataSource === false
-          ? null
-          : (this.moduleRef.get<DataSource>(getDataSourceToken(this.extras.dataSource), { strict: false }) ?? null);
-    }
-    return this.dataSourceCache;
+    return this.source;
   }
 
   /** The records' repository; InvalidConfiguration when the app's DataSource cannot hold them. */

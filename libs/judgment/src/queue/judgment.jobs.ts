@@ -1,13 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import type { Assessment } from '../assessment/assessment';
 import { Unassessed } from '../assessment/unassessed';
 import type { Outcome } from '../definition/decision.decorator';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import { JudgmentRegistry } from '../definition/judgment.registry';
-import { recordOf } from '../judge/decider.service';
-import type { Judge } from '../judge/judge.service';
-import type { AssessmentRecord } from '../persistence/assessment-record.entity';
+import type { Attempter } from '../judge/judge.types';
 import { AssessmentRecords } from '../persistence/assessment-records.service';
 import { AssessmentRecorder } from '../persistence/assessment.recorder';
 import { UnrebuildableAssessment } from '../errors';
@@ -26,8 +23,8 @@ export type AssessStep =
 
 /**
  * The work of the two jobs, shared by the inline dispatcher and the BullMQ processors: (de)serialise a Judgment,
- * assess it through the app's Judge (the fake one in tests), decide a recorded Assessment from its record. It takes
- * the Judge from its caller rather than importing the class: the Judge's module imports the dispatcher, which uses this.
+ * assess it through the Judge, decide a recorded Assessment from its record. It takes the Judge from its caller: the
+ * Judge hands itself to the dispatch strategy, and the queue's processor injects it.
  */
 @Injectable()
 export class JudgmentJobs {
@@ -48,13 +45,12 @@ export class JudgmentJobs {
   }
 
   /**
-   * Assesses through `judge`, the app's Judge. An Engine failure throws (throwOnFailure true, after the attempt was recorded)
+   * Assesses through `judge`. An Engine failure throws (throwOnFailure true, after the attempt was recorded)
    * or ends `unassessed`. A recorded Assessment is left for the decide job; an unrecorded one is decided here.
    */
-  async assess(judge: Pick<Judge, 'assess'>, judgment: Judgment): Promise<AssessStep> {
-    const result: Assessment<Judgment> | Unassessed<Judgment, AssessmentRecord> = await judge.assess(judgment);
-    if (result instanceof Unassessed) return { kind: 'unassessed', record: result.record?.id ?? null };
-    const record = recordOf(result);
+  async assess(judge: Attempter, judgment: Judgment): Promise<AssessStep> {
+    const { result, record } = await judge.attempt(judgment);
+    if (result instanceof Unassessed) return { kind: 'unassessed', record: record?.id ?? null };
     if (!judgmentMetadata(judgment.constructor).decision) return { kind: 'assessed', record: record?.id ?? null };
     if (record) return { kind: 'recorded', record: record.id };
     return { kind: 'decided', record: null, outcome: await result.outcome() };

@@ -1,6 +1,3 @@
-/** Injection token of the BullMQ dispatch strategy; provided only when the queue is enabled. */
-export const QUEUED_DISPATCH = Symbol('QUEUED_DISPATCH');
-
 /**
  * Injection token: when a global provider supplies `true`, the library's queue processors never start their workers
  * (the `judgment` command line supplies it, so no command consumes a job). Absent, workers run as `runWorkers` says.

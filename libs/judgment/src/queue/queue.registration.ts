@@ -3,10 +3,11 @@ import { BullModule, Processor, getQueueToken } from '@nestjs/bullmq';
 import { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
 import type { Queue } from 'bullmq';
 import { Judge } from '../judge/judge.service';
+import { JUDGMENT_DISPATCH } from '../judge/judge.types';
 import { JudgmentLogger } from '../logging/judgment.logger';
 import { JudgmentJobs } from './judgment.jobs';
 import { AssessProcessor, DecideProcessor, type WorkerStart } from './judgment.processors';
-import { JUDGMENT_WORKERS_DISABLED, QUEUED_DISPATCH } from './queue.constants';
+import { JUDGMENT_WORKERS_DISABLED } from './queue.constants';
 import type { ResolvedQueueOptions } from './queue.options';
 import { QueuedDispatch } from './queued.dispatcher';
 
@@ -20,7 +21,7 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
   const { assessQueue, decideQueue, configKey } = options;
   const providers: Provider[] = [
     {
-      provide: QUEUED_DISPATCH,
+      provide: JUDGMENT_DISPATCH,
       useFactory: (queue: Queue, jobs: JudgmentJobs) => new QueuedDispatch(options, queue, jobs),
       inject: [getQueueToken(assessQueue), JudgmentJobs],
     },

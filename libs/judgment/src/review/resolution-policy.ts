@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
-import type { JudgmentModuleOptions } from '../judgment.options';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
+import type { ResolvedJudgmentOptions } from '../judgment.options';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { Reviewer } from '../persistence/reviewer';
 
@@ -24,12 +24,12 @@ export class ResolutionPolicyHost implements OnModuleInit {
   private resolved: ResolutionPolicy | null = null;
 
   constructor(
-    @Inject(JUDGMENT_MODULE_OPTIONS) private readonly options: JudgmentModuleOptions,
+    @Inject(RESOLVED_JUDGMENT_OPTIONS) private readonly options: ResolvedJudgmentOptions,
     private readonly moduleRef: ModuleRef,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const cls = this.options.resolutionPolicy as Type<ResolutionPolicy> | undefined;
+    const cls = this.options.given.resolutionPolicy as Type<ResolutionPolicy> | undefined;
     if (!cls) return;
     if (typeof cls !== 'function' || typeof cls.prototype?.canResolve !== 'function') {
       throw new TypeError(

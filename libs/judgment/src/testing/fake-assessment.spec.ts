@@ -1,5 +1,4 @@
 import {
-  Assessment,
   InvalidProbability,
   Judgment,
   Rating,
@@ -22,14 +21,6 @@ const untypedTicket = () => fakeAssessment(ticket as Judgment);
 const sum = (values: Iterable<number>) => [...values].reduce((total, p) => total + p, 0);
 
 describe('fakeAssessment()', () => {
-  it('Assessment.fake(j) and fakeAssessment(j) are the same builder', () => {
-    expect(Assessment.fake(refundAbuse)).toBeInstanceOf(FakeAssessmentBuilder);
-    expect(fakeAssessment(refundAbuse)).toBeInstanceOf(FakeAssessmentBuilder);
-    const viaAssessment = Assessment.fake(refundAbuse).likelihood('abusive', 0.8).make();
-    const viaFunction = fakeAssessment(refundAbuse).likelihood('abusive', 0.8).make();
-    expect(viaAssessment.encodedAnswers()).toEqual(viaFunction.encodedAnswers());
-  });
-
   it('every method returns the builder', () => {
     const builder = fakeAssessment(ticket);
     expect(builder.likelihood('urgent', 0.1)).toBe(builder);

@@ -1,5 +1,4 @@
-import { Assessment, type EncodedAnswer } from '../assessment/assessment';
-import { markFakeMade } from '../assessment/links';
+import { Assessment, COMPUTE_ONLY, type DecisionRecording, type EncodedAnswer } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
 import type {
   ClassificationKey,
@@ -17,6 +16,9 @@ import type { LikelihoodSet } from '../questions/likelihood-set';
 import { KIND_NAMES, type DeclaredQuestion, type QuestionMap, readQuestions } from '../questions/question';
 import type { Rating } from '../questions/rating';
 import type { NoneLabel } from '../assessment/answers';
+
+/** A made fake computes its Outcomes only, running each Decision twice to check it is pure. */
+const PURITY_CHECKED: DecisionRecording = Object.freeze({ ...COMPUTE_ONLY, checksPurity: true });
 
 /** The Confidence a winning label or level gets when none is given. */
 export const DEFAULT_FAKE_CONFIDENCE = 0.9;
@@ -117,14 +119,13 @@ export class FakeAssessmentBuilder<J extends Judgment> {
 
   /** The Assessment: only the scripted answers, Provenance engine and model `fake`. */
   make(): Assessment<J> {
-    const assessment = Assessment.fromAnswers(
+    return Assessment.fromAnswers(
       this.judgment,
       this.questions,
       this.encoded,
       new Provenance('fake', 'fake'),
+      PURITY_CHECKED,
     );
-    markFakeMade(assessment);
-    return assessment;
   }
 
   private question<Q extends DeclaredQuestion>(key: string, kind: DeclaredQuestion['kind']): Q {
@@ -138,7 +139,7 @@ export class FakeAssessmentBuilder<J extends Judgment> {
   }
 }
 
-/** A fake Assessment builder for a Judgment (the same as `Assessment.fake(judgment)`). */
+/** A fake Assessment builder for a Judgment. */
 export function fakeAssessment<J extends Judgment>(judgment: J): FakeAssessmentBuilder<J> {
   return new FakeAssessmentBuilder(judgment);
 }

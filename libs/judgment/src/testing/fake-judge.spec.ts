@@ -7,13 +7,12 @@ import {
   AssessmentFailed,
   Decision,
   EngineFailed,
-  EngineManager,
+  AnswerSource,
   EngineRateLimited,
   ExhaustedSequence,
   ImpureDecision,
   Judge,
   JudgmentModule,
-  RealEngineCallPrevented,
   ReviewRequested,
   Unassessed,
   UndeclaredQuestion,
@@ -25,7 +24,6 @@ import {
   type JudgmentScripts,
   JudgmentTestingModule,
   type JudgmentTestingOptions,
-  PreventedEngine,
   fakeAssessment,
   fakeJudge,
   sequence,
@@ -231,23 +229,17 @@ describe('FakeJudge scripts', () => {
 });
 
 describe('FakeJudge in the module', () => {
-  it('every Engine connection is prevented: answer() and model() throw RealEngineCallPrevented', async () => {
-    const { app } = await start({}, { engine: 'mock', engines: { mock: { driver: 'mock' } } });
-    const engines = app.get(EngineManager);
-    for (const name of [undefined, 'mock', 'jev', 'never-configured']) {
-      const engine = engines.connection(name);
-      expect(engine).toBeInstanceOf(PreventedEngine);
-      expect(() => engine.model()).toThrow(RealEngineCallPrevented);
-      await expect(engine.answer({ questions: new Map(), evidence: {} })).rejects.toThrow(RealEngineCallPrevented);
-    }
+  it('no Engine connection is built or asked: an app with none configured starts and assesses', async () => {
+    const { judge } = await start({ 'refund-abuse': clean }, { engine: 'never-configured', engines: {} });
+    expect((await judge.assess(refund())).likelihood('abusive').probability).toBe(0.1);
   });
 
-  it('usage() is 0, and lastModel() is fake after an assessment (null before)', async () => {
-    const { judge } = await start({ 'refund-abuse': clean });
-    expect(judge.lastModel()).toBeNull();
+  it("the fake's usage() is 0, and its lastModel() is fake after an assessment (null before)", async () => {
+    const { judge, fake } = await start({ 'refund-abuse': clean });
+    expect(fake.lastModel()).toBeNull();
     await judge.assess(refund());
-    expect(judge.usage()).toBe(0);
-    expect(judge.lastModel()).toBe('fake');
+    expect(fake.usage()).toBe(0);
+    expect(fake.lastModel()).toBe('fake');
   });
 
   it('never reads or writes the cache (a cached Judgment gets its next script)', async () => {
@@ -263,7 +255,7 @@ describe('FakeJudge in the module', () => {
     expect(log.of(AssessmentCompleted)).toEqual([expect.objectContaining({ judgment, assessment, record: null })]);
   });
 
-  it('writes no `Judgment assessed.` nor `Judgment unassessed.` log; deciding logs `Judgment decided.`', async () => {
+  it('logs like the Judge: `Judgment assessed.`, `Judgment decided.`, `Judgment unassessed.`', async () => {
     const { judge, logger } = await start({
       'refund-abuse': sequence(clean, () => {
         throw new EngineFailed('down');
@@ -271,10 +263,14 @@ describe('FakeJudge in the module', () => {
     });
     await (await judge.assess(refund())).outcome();
     await judge.assess(refund()).catch(() => undefined);
-    expect(logger.messages.filter((m) => m.startsWith('Judgment'))).toEqual(['Judgment decided.']);
+    expect(logger.messages.filter((m) => m.startsWith('Judgment'))).toEqual([
+      'Judgment assessed.',
+      'Judgment decided.',
+      'Judgment unassessed.',
+    ]);
   });
 
-  it('deciding links through the Decider: AssessmentDecided, and ReviewRequested once, with a null record', async () => {
+  it("deciding records through the Judge's link: AssessmentDecided, and ReviewRequested once, with a null record", async () => {
     const { judge, log } = await start({ 'refund-abuse': abusive });
     const assessment = await judge.assess(refund());
     expect(await assessment.outcome()).toBe(RefundOutcome.Escalate);
@@ -299,7 +295,7 @@ describe('FakeJudge in the module', () => {
     expect(log.names()).toEqual(['AssessmentCompleted', 'ReviewRequested', 'AssessmentDecided']);
   });
 
-  it('overrideProvider(Judge).useValue(fakeJudge(scripts)) works with JudgmentModule.forRoot()', async () => {
+  it('overrideProvider(AnswerSource).useValue(fakeJudge(scripts)) works with JudgmentModule.forRoot()', async () => {
     @Injectable()
     class Refunds {
       constructor(private readonly judge: Judge) {}
@@ -321,7 +317,7 @@ describe('FakeJudge in the module', () => {
       ],
       providers: [Refunds, EventLog],
     })
-      .overrideProvider(Judge)
+      .overrideProvider(AnswerSource)
       .useValue(fake)
       .compile();
     const app = moduleRef.createNestApplication({ logger: false });
@@ -329,14 +325,8 @@ describe('FakeJudge in the module', () => {
     await app.init();
     expect(await app.get(Refunds).decide(refund())).toBe(RefundOutcome.Escalate);
     expect(app.get(EventLog).names()).toEqual(['AssessmentCompleted', 'ReviewRequested', 'AssessmentDecided']);
-    expect(app.get(EngineManager).connection('mock')).toBeInstanceOf(PreventedEngine);
+    fake.assertAssessed(RefundAbuse);
     await fake.assertAwaitingReview(RefundAbuse);
-  });
-
-  it('a fake outside a compiled module says how to provide it', async () => {
-    await expect(fakeJudge({ 'refund-abuse': clean }).assess(refund())).rejects.toThrow(
-      'This fake Judge is not part of a compiled Nest module',
-    );
   });
 });
 
@@ -456,16 +446,6 @@ describe('FakeJudge assertions', () => {
     expect(thrown).toBeInstanceOf(Error);
     expect(String(thrown)).toBe(
       'JudgmentAssertionError: Expected RefundAbuse ("refund-abuse") to be assessed, but it was not (assessed: nothing).',
-    );
-  });
-});
-
-describe('PreventedEngine', () => {
-  it('throws RealEngineCallPrevented from answer() and model()', async () => {
-    const engine = new PreventedEngine();
-    expect(() => engine.model()).toThrow(RealEngineCallPrevented);
-    await expect(engine.answer({ questions: new Map(), evidence: {} })).rejects.toThrow(
-      'The Judge is faked, so real Engine calls are prevented',
     );
   });
 });

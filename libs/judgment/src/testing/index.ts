@@ -17,5 +17,4 @@ export {
   type ScriptedAnswers,
   type SingleScript,
 } from './scripts';
-export { PreventedEngine } from './prevented-engine';
 export { JudgmentAssertionError } from './judgment-assertion.error';

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { Judge } from '../judge/judge.service';
+import { AnswerSource } from '../judge/answer-source';
 import { JUDGMENT_OPTIONS_TYPE } from '../judgment.module-definition';
 import { JudgmentModule } from '../judgment.module';
 import { FakeJudge } from './fake-judge';
@@ -12,9 +12,9 @@ export type JudgmentTestingOptions = typeof JUDGMENT_OPTIONS_TYPE & {
 };
 
 /**
- * Stands in for `JudgmentModule.forRoot()` in tests: the same module (recorder, Decider, events, dispatcher,
- * persistence as configured), with a FakeJudge as the Judge, so every Engine connection is prevented. Inject the fake
- * as `FakeJudge` (or `Judge`) for its assertions.
+ * Stands in for `JudgmentModule.forRoot()` in tests: the same module (Judge, recorder, events, dispatch, persistence
+ * as configured) with a FakeJudge as its AnswerSource, so every attempt is answered from scripts and no Engine
+ * connection is asked. Inject the fake as `FakeJudge` for its assertions.
  */
 @Module({})
 export class JudgmentTestingModule {
@@ -25,15 +25,17 @@ export class JudgmentTestingModule {
       ...definition,
       module: JudgmentTestingModule,
       providers: [
-        ...(definition.providers ?? []).filter((provider) => !providesJudge(provider)),
-        { provide: Judge, useValue: fake },
-        { provide: FakeJudge, useExisting: Judge },
+        ...(definition.providers ?? []).filter((provider) => !providesAnswerSource(provider)),
+        { provide: AnswerSource, useValue: fake },
+        { provide: FakeJudge, useValue: fake },
       ],
       exports: [...(definition.exports ?? []), FakeJudge],
     };
   }
 }
 
-function providesJudge(provider: Provider): boolean {
-  return provider === Judge || (typeof provider === 'object' && provider !== null && provider.provide === Judge);
+function providesAnswerSource(provider: Provider): boolean {
+  return (
+    typeof provider === 'object' && provider !== null && 'provide' in provider && provider.provide === AnswerSource
+  );
 }

@@ -1,0 +1,190 @@
+// The Judge's assess → record → decide paths on SQLite in memory with an Engine class as driver: the fast inner loop
+// for pipeline changes (no PostgreSQL, no HTTP). The e2e suites under test/judge cover the same rules on PostgreSQL.
+import { Injectable, type INestApplication, Module } from '@nestjs/common';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { Test } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import {
+  type Assessment,
+  AssessmentCompleted,
+  AssessmentFailed,
+  AssessmentRecord,
+  AssessmentRecords,
+  Decision,
+  type Engine,
+  EngineFailed,
+  type EngineResponse,
+  Evidence,
+  Judge,
+  Judgment,
+  JudgmentModule,
+  type JudgmentModuleOptions,
+  Likelihood,
+  Provenance,
+  ReviewRequested,
+  Unassessed,
+} from 'nestjs-judgment';
+import { EventLog } from '../testing/testing.spec-helpers';
+
+enum Verdict {
+  Keep = 'keep',
+  Check = 'check',
+  Remove = 'remove',
+}
+
+@Decision({ outcomes: Verdict, review: [Verdict.Check], version: '1' })
+class Moderate implements Decision<NoteCheck, Verdict> {
+  decide(assessment: Assessment<NoteCheck>): Verdict {
+    const flagged = assessment.likelihood('flagged');
+    if (flagged.above(0.8)) return Verdict.Remove;
+    return flagged.above(0.4) ? Verdict.Check : Verdict.Keep;
+  }
+}
+
+@Judgment({ name: 'note-check', decision: () => Moderate })
+class NoteCheck implements Judgment {
+  constructor(
+    readonly note: string,
+    readonly broken = false,
+  ) {}
+
+  evidence() {
+    if (this.broken) throw new TypeError('a bug in evidence()');
+    return { note: Evidence.untrusted(this.note) };
+  }
+
+  questions() {
+    return { flagged: Likelihood.that('Does the note break the rules?') };
+  }
+}
+
+/** The Engine class every test scripts: it answers `flagged` with the probability written in the note, or throws. */
+@Injectable()
+class NoteEngine implements Engine {
+  static failure: Error | null = null;
+  calls = 0;
+
+  model(): string {
+    return 'note-1.0.0';
+  }
+
+  async answer(): Promise<EngineResponse> {
+    this.calls += 1;
+    if (NoteEngine.failure) throw NoteEngine.failure;
+    return { answers: { flagged: 0.5 }, provenance: new Provenance('note', 'note-1.0.0', `req-${this.calls}`) };
+  }
+}
+
+const apps: INestApplication[] = [];
+afterEach(async () => {
+  NoteEngine.failure = null;
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+
+async function start(options: JudgmentModuleOptions = {}) {
+  @Module({
+    imports: [
+      TypeOrmModule.forRoot({
+        type: 'better-sqlite3',
+        database: ':memory:',
+        autoLoadEntities: true,
+        synchronize: true,
+      }),
+      EventEmitterModule.forRoot(),
+      JudgmentModule.forRoot({ engine: 'notes', engines: { notes: { driver: NoteEngine } }, log: false, ...options }),
+      JudgmentModule.forFeature([NoteCheck]),
+    ],
+    providers: [EventLog],
+  })
+  class AppModule {}
+  const app = (await Test.createTestingModule({ imports: [AppModule] }).compile()).createNestApplication({
+    logger: false,
+  });
+  apps.push(app);
+  await app.init();
+  const rows = () =>
+    app
+      .get(DataSource)
+      .getRepository(AssessmentRecord)
+      .find({ order: { id: 'ASC' } });
+  return { app, judge: app.get(Judge), log: app.get(EventLog), rows };
+}
+
+describe('Judge on SQLite in memory', () => {
+  it('records the answered attempt, then records the Outcome on that same record', async () => {
+    const { judge, rows } = await start();
+    const assessment = await judge.assess(new NoteCheck('Buy cheap watches!'));
+    const [answered] = await rows();
+    expect(answered).toMatchObject({ judgment: 'note-check', answers: { flagged: 0.5 }, requestId: 'req-1' });
+    expect(answered.outcome).toBeNull();
+
+    expect(await assessment.outcome()).toBe(Verdict.Check);
+    expect(await rows()).toEqual([
+      expect.objectContaining({ id: answered.id, decision: 'Moderate', decisionVersion: '1', outcome: 'check' }),
+    ]);
+  });
+
+  it('an Outcome that needs Review enters it once, however often the Assessment is decided', async () => {
+    const { judge, log, rows } = await start();
+    const assessment = await judge.assess(new NoteCheck('Maybe spam.'));
+    await assessment.outcome();
+    await assessment.outcome();
+    expect(log.of(ReviewRequested)).toHaveLength(1);
+    expect((await rows())[0].isAwaitingReview()).toBe(true);
+  });
+
+  it('deciding from a record (the queue decide job) writes the Outcome on that record', async () => {
+    const { app, judge, rows } = await start();
+    await judge.assess(new NoteCheck('Maybe spam.'));
+    const [record] = await rows();
+    expect(await app.get(AssessmentRecords).outcome(record, new NoteCheck('Maybe spam.'))).toBe(Verdict.Check);
+    expect((await rows())[0]).toMatchObject({ outcome: 'check' });
+  });
+
+  it('a Replay computes the Outcome and writes nothing', async () => {
+    const { app, judge, rows } = await start();
+    await judge.assess(new NoteCheck('Maybe spam.'));
+    const [record] = await rows();
+    const replay = await app.get(AssessmentRecords).rebuild(record, new NoteCheck('Maybe spam.'));
+    expect(await replay.outcome()).toBe(Verdict.Check);
+    expect((await rows())[0].outcome).toBeNull();
+  });
+
+  it('an inline dispatch assesses, records and decides from the record', async () => {
+    const { judge, log, rows } = await start();
+    await judge.dispatch(new NoteCheck('Maybe spam.'));
+    expect(await rows()).toEqual([expect.objectContaining({ answers: { flagged: 0.5 }, outcome: 'check' })]);
+    expect(log.names()).toEqual(['AssessmentCompleted', 'ReviewRequested', 'AssessmentDecided']);
+  });
+
+  it.each([
+    ['TypeError', () => new TypeError('fetch failed')],
+    ['SyntaxError', () => new SyntaxError('Unexpected end of JSON input')],
+    ['Error', () => new Error('socket hang up')],
+  ])('a %s thrown by the Engine is an Engine failure: recorded, announced, returned as Unassessed', async (_, make) => {
+    const { judge, log, rows } = await start({ throwOnFailure: false });
+    NoteEngine.failure = make();
+    const result = (await judge.assess(new NoteCheck('Anything.'))) as unknown as Unassessed;
+    expect(result).toBeInstanceOf(Unassessed);
+    expect(result.error).toBeInstanceOf(EngineFailed);
+    expect(result.error.cause).toBe(NoteEngine.failure);
+    const [row] = await rows();
+    expect(row).toMatchObject({ failureType: 'EngineFailed', answers: null });
+    expect(log.of(AssessmentFailed).map((event) => event.record?.id)).toEqual([row.id]);
+  });
+
+  it('an error raised before the Engine is asked passes through: nothing is recorded or announced', async () => {
+    const { judge, log, rows } = await start({ throwOnFailure: false });
+    await expect(judge.assess(new NoteCheck('Anything.', true))).rejects.toThrow(TypeError);
+    expect(await rows()).toEqual([]);
+    expect(log.events).toEqual([]);
+  });
+
+  it('AssessmentCompleted carries the record the attempt was written to', async () => {
+    const { judge, log, rows } = await start();
+    await judge.assess(new NoteCheck('Hello.'));
+    const [row] = await rows();
+    expect(log.of(AssessmentCompleted).map((event) => event.record?.id)).toEqual([row.id]);
+  });
+});

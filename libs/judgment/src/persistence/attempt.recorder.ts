@@ -1,0 +1,79 @@
+import { Injectable, type Type } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { Provenance } from '../assessment/provenance';
+import type { Decision } from '../definition/decision.decorator';
+import { JudgmentRegistry } from '../definition/judgment.registry';
+import { type EngineFailed, UnassessedNotRecorded } from '../errors';
+import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
+import { JudgmentLogger, describeError } from '../logging/judgment.logger';
+import type { AssessmentRecord } from './assessment-record.entity';
+import { type AttemptContext, AssessmentRecorder } from './assessment.recorder';
+import { type LinkServices, RecordLink } from './record-link';
+
+/**
+ * Records attempts by the package's rules: an answered attempt through the RecordLink its Assessment is made with
+ * (required, or best-effort), a failed attempt best-effort. It makes every RecordLink, so it is where the Judge, the
+ * queue and Replay-to-decide all get the link between an Assessment and its record.
+ */
+@Injectable()
+export class AttemptRecorder {
+  private readonly services: LinkServices;
+
+  constructor(
+    private readonly rows: AssessmentRecorder,
+    private readonly logger: JudgmentLogger,
+    events: JudgmentEventsPublisher,
+    registry: JudgmentRegistry,
+    private readonly moduleRef: ModuleRef,
+  ) {
+    this.services = { rows, events, logger, registry, decisionOf: (cls) => this.decisionOf(cls) };
+  }
+
+  /** A link for an Assessment about to be made; `recordAnswered` writes its record. */
+  link(options: { checksPurity: boolean }): RecordLink {
+    return new RecordLink(this.services, options.checksPurity);
+  }
+
+  /** A link to an existing record, to decide an Assessment rebuilt from it. */
+  linkTo(record: AssessmentRecord): RecordLink {
+    return new RecordLink(this.services, false, record);
+  }
+
+  /**
+   * An instance of a Decision class: the app's provider when forFeature registered the class (so apps and tests can
+   * override it; it lives in the feature's module, hence the non-strict lookup), else a plain instance — a Decision
+   * is pure and needs no dependencies.
+   */
+  decisionOf(cls: Type<Decision>): Decision {
+    const registered = this.services.registry.decisions().includes(cls);
+    return registered ? this.moduleRef.get(cls, { strict: false }) : new cls();
+  }
+
+  /**
+   * Writes a failed attempt, best-effort: a write that fails is logged as `Judgment not recorded.` and the record is
+   * null, so the Engine's failure always reaches the caller. Provenance only when the Judge rejected a response.
+   */
+  async failed(
+    attempt: AttemptContext,
+    error: EngineFailed,
+    provenance: Provenance | null,
+  ): Promise<AssessmentRecord | null> {
+    if (!this.rows.persistence.enabled) return null;
+    try {
+      return await this.rows.recordFailure(attempt, error, provenance);
+    } catch (writeError) {
+      const unrecorded = new UnassessedNotRecorded(
+        `The Unassessed attempt of ${attempt.name} could not be recorded: ${(writeError as Error).message}`,
+        attempt.judgment,
+        error,
+        { cause: writeError },
+      );
+      this.logger.warn('Judgment not recorded.', {
+        judgment: attempt.name,
+        ...(provenance ? provenance.logContext() : {}),
+        exception: describeError(unrecorded),
+      });
+      return null;
+    }
+  }
+}

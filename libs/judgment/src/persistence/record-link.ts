@@ -1,0 +1,166 @@
+import type { Type } from '@nestjs/common';
+import type { Assessment, DecisionRecording } from '../assessment/assessment';
+import { type Decision, type Outcome, decisionMetadata, isDecision } from '../definition/decision.decorator';
+import { judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
+import type { JudgmentRegistry } from '../definition/judgment.registry';
+import { AssessmentNotRecorded, InvalidDecision } from '../errors';
+import { AssessmentDecided, ReviewRequested } from '../events/judgment.events';
+import type { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
+import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
+import type { AssessmentRecord } from './assessment-record.entity';
+import type { AssessmentRecorder, AttemptContext } from './assessment.recorder';
+
+/** The module services a RecordLink works with, handed over by the AttemptRecorder that makes links. */
+export interface LinkServices {
+  readonly rows: AssessmentRecorder;
+  readonly events: JudgmentEventsPublisher;
+  readonly logger: JudgmentLogger;
+  readonly registry: JudgmentRegistry;
+  /** An instance of a Decision class (the app's provider when it registered one). */
+  decisionOf(cls: Type<Decision>): Decision;
+}
+
+/**
+ * The one link between an Assessment and its record: given to the Assessment when it is made (as its
+ * DecisionRecording), it writes the answered attempt, then each decision of the Assessment onto that record. Order of
+ * a decision: write the Outcome → log `Judgment decided.` → ReviewRequested (once) → AssessmentDecided; a listener
+ * that throws surfaces to the caller after the row and the log line were written. Only this object changes its state.
+ */
+export class RecordLink implements DecisionRecording {
+  private current: AssessmentRecord | null;
+  /** Recording was required and failed: deciding must fail too. */
+  private refused = false;
+  /** Already in Review (what guards a second entry when there is no record). */
+  private awaitingReview: boolean;
+  /** The Outcome that sent the Assessment to Review through this link. */
+  private reviewOutcome: Outcome | undefined;
+
+  constructor(
+    private readonly services: LinkServices,
+    /** Whether deciding runs each Decision twice (scripted answers). */
+    readonly checksPurity: boolean,
+    record: AssessmentRecord | null = null,
+  ) {
+    this.current = record;
+    this.awaitingReview = record?.isAwaitingReview() ?? false;
+  }
+
+  /** The record decisions are written to, or null (persistence off, or a best-effort write failed). */
+  get record(): AssessmentRecord | null {
+    return this.current;
+  }
+
+  /**
+   * Writes the answered attempt the Assessment comes from (a cache hit points at its original). Required recording
+   * that fails throws AssessmentNotRecorded and refuses every later decision; best-effort recording logs and goes on.
+   */
+  async recordAnswered(
+    attempt: AttemptContext,
+    assessment: Assessment<any>,
+    cachedFromId: number | null = null,
+  ): Promise<AssessmentRecord | null> {
+    const { rows, logger } = this.services;
+    if (!rows.persistence.enabled) return null;
+    try {
+      this.current = await rows.recordAssessment(attempt, assessment, cachedFromId);
+    } catch (error) {
+      const failure = new AssessmentNotRecorded(
+        `The Assessment of ${attempt.name} could not be recorded: ${(error as Error).message}`,
+        assessment,
+        { cause: error },
+      );
+      if (rows.persistence.required) {
+        this.refused = true;
+        throw failure;
+      }
+      logger.warn('Judgment not recorded.', { ...assessment.logContext(), exception: describeError(failure) });
+    }
+    return this.current;
+  }
+
+  decisionOf(cls: Type<Decision>): Decision {
+    return this.services.decisionOf(cls);
+  }
+
+  /**
+   * Refuses a Decision that is the default Decision of other registered Judgments only. Compute-only Assessments are
+   * not checked: for them the Decision's compile-time type `Decision<J>` is the guard.
+   */
+  admit(assessment: Assessment<any>, decision: unknown): void {
+    const cls = (decision as object | null)?.constructor;
+    if (typeof cls !== 'function' || !isDecision(cls)) return;
+    const owners = this.services.registry.judgments().filter((judgment) => judgmentMetadata(judgment).decision === cls);
+    if (owners.length === 0 || owners.includes(assessment.judgment.constructor as never)) return;
+    throw new InvalidDecision(
+      `${decisionMetadata(cls).name} is the Decision of ${owners.map((owner) => judgmentName(owner)).join(', ')}; it ` +
+        `cannot decide an Assessment of ${judgmentName(assessment.judgment)}. Pass a Decision written for ` +
+        `${judgmentName(assessment.judgment)} instead.`,
+    );
+  }
+
+  async decided(assessment: Assessment<any>, decision: Decision, outcome: Outcome): Promise<void> {
+    const { rows, events, logger } = this.services;
+    const name = judgmentName(assessment.judgment);
+    if (this.refused) {
+      throw new AssessmentNotRecorded(
+        `The Outcome ${JSON.stringify(outcome)} of ${name} cannot be recorded: its Assessment was never recorded.`,
+        assessment,
+      );
+    }
+    const metadata = decisionMetadata(decision.constructor);
+    let entersReview = metadata.review.has(outcome) && !this.awaitingReview;
+    if (this.current) {
+      try {
+        const { written, record } = await rows.recordDecision(
+          this.current.id,
+          {
+            decision: metadata.name,
+            decisionVersion: metadata.version,
+            outcomeType: metadata.outcomeType,
+            outcome: String(outcome),
+          },
+          entersReview,
+        );
+        entersReview = entersReview && written;
+        // Refresh the caller's instance in place, so the record an event or caller holds shows the row as it is.
+        if (record) Object.assign(this.current, record);
+      } catch (error) {
+        if (rows.persistence.required) {
+          throw new AssessmentNotRecorded(
+            `The Outcome ${JSON.stringify(outcome)} of ${name} could not be recorded: ${(error as Error).message}`,
+            assessment,
+            { cause: error },
+          );
+        }
+        logger.warn('Judgment not recorded.', { ...assessment.logContext(), exception: describeError(error) });
+        this.current = null;
+      }
+    }
+    logger.info('Judgment decided.', { ...assessment.logContext(), decision: metadata.name, outcome });
+    const record = this.current;
+    if (entersReview) {
+      this.awaitingReview = true;
+      this.reviewOutcome = outcome;
+      const requestedAt = record?.reviewRequestedAt ?? new Date();
+      await events.emit(new ReviewRequested(assessment.judgment, assessment, outcome, record, requestedAt));
+    }
+    await events.emit(new AssessmentDecided(assessment.judgment, assessment, decision, outcome, record));
+  }
+
+  /**
+   * The Outcome the Assessment awaits Review with, or undefined when it does not: a recorded one is read again (so a
+   * record resolved since no longer awaits Review), an unrecorded one counts once deciding sent it to Review.
+   */
+  async awaitedReview(): Promise<Outcome | undefined> {
+    if (!this.current) return this.awaitingReview ? this.reviewOutcome : undefined;
+    const record = await this.services.rows.repository().findOneBy({ id: this.current.id });
+    if (!record?.isAwaitingReview() || record.outcome === null) return undefined;
+    if (this.reviewOutcome !== undefined && String(this.reviewOutcome) === record.outcome) return this.reviewOutcome;
+    const { registry } = this.services;
+    const decision = record.decision !== null && registry.hasDecision(record.decision) ? record.decision : null;
+    if (decision === null) return record.outcome;
+    return (
+      decisionMetadata(registry.decision(decision)).outcomes.find((o) => String(o) === record.outcome) ?? record.outcome
+    );
+  }
+}

@@ -8,7 +8,14 @@ const { join } = require('node:path');
 const { packLibrary } = require('./pack-library');
 
 const bin = (name) => join(__dirname, '..', 'node_modules', '.bin', name);
-const run = (command, args) => execFileSync(command, args, { stdio: 'inherit' });
+/** Runs one checker; its own output says what is wrong, so a failure needs no stack trace. */
+function run(name, args) {
+  try {
+    execFileSync(bin(name), args, { stdio: 'inherit' });
+  } catch {
+    throw new Error(`${name} found problems in the packed tarball (see above).`);
+  }
+}
 
 const folder = mkdtempSync(join(tmpdir(), 'nestjs-judgment-pack-'));
 try {
@@ -28,11 +35,14 @@ try {
       `The tarball lacks ${missing.join(', ') || 'nothing'} and holds ${unwanted.join(', ') || 'nothing'} it should not.`,
     );
   }
-  run(bin('publint'), ['run', pack.tarball, '--strict']);
+  run('publint', ['run', pack.tarball, '--strict']);
   // The `node16` profile checks node16 from CommonJS, node16 from ESM and bundler resolution, and skips node10:
   // node10 resolution ignores `exports`, so no subpath (`nestjs-judgment/testing`, ...) can resolve there, and
   // Nest 12 itself (ESM-only) cannot be used under it either.
-  run(bin('attw'), [pack.tarball, '--profile', 'node16']);
+  run('attw', [pack.tarball, '--profile', 'node16']);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
 } finally {
   rmSync(folder, { recursive: true, force: true });
 }

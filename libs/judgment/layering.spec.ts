@@ -18,7 +18,7 @@ const planted: Record<string, string> = {
   'libs/judgment/src/queue/lazy.ts':
     "export function lazy(): unknown {\n  return require('../judge/downward');\n}\n" +
     "export function optionalPeer(): unknown {\n  return require('@nestjs/bullmq');\n}\n",
-  'libs/judgment/src/review/sibling.ts': "import { lazy } from '../queue/lazy';\nexport const r = lazy;\n",
+  'libs/judgment/src/calibration/sibling.ts': "import { lazy } from '../queue/lazy';\nexport const c = lazy;\n",
   'libs/judgment/src/questions/one.ts': "import type { Two } from './two';\nexport interface One { two?: Two }\n",
   'libs/judgment/src/questions/two.ts': "import type { One } from './one';\nexport interface Two { one?: One }\n",
 };
@@ -70,7 +70,7 @@ describe('layer rules (dependency-cruiser)', () => {
   });
 
   it('folders of one layer importing each other break the sibling rule', () => {
-    expect(rulesBroken('review/sibling.ts')).toEqual(['layer-services-imports-sibling']);
+    expect(rulesBroken('calibration/sibling.ts')).toEqual(['layer-services-imports-sibling']);
   });
 
   it('a cycle made only of type imports breaks no-circular', () => {

@@ -217,14 +217,19 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
   }
 }
 
-/** Waits until a job is completed or failed, and returns it with its state. */
+/**
+ * Waits until a job is completed or failed, and returns it with its state. The state is read first and the job
+ * after it: BullMQ moves a job to its final set and stores its attemptsMade, failedReason and returnvalue in one
+ * script, so a job read after its final state holds the final fields, while a job read before it may be a snapshot
+ * of an earlier attempt (a retried job ends `failed` only once its attempts are spent; until then it is `delayed`).
+ */
 export async function finished(queue: Queue, id: string, timeoutMs?: number) {
   return waitFor(
     `job ${id} of ${queue.name} to finish`,
     async () => {
-      const job = await queue.getJob(id);
-      const state = job ? await job.getState() : 'missing';
-      return state === 'completed' || state === 'failed' ? { job: job!, state } : undefined;
+      const state = await queue.getJobState(id);
+      if (state !== 'completed' && state !== 'failed') return undefined;
+      return { job: (await queue.getJob(id))!, state };
     },
     timeoutMs,
   );

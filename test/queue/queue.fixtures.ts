@@ -217,14 +217,36 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
   }
 }
 
-/** Waits until a job is completed or failed, and returns it with its state. */
+/**
+ * Polls `count` until it reaches `target`. Fails only when the count has not grown for `stallMs`: a loaded machine
+ * makes slow progress, which is no fault; no progress at all is one.
+ */
+export async function waitForProgress(what: string, count: () => Promise<number>, target: number, stallMs: number) {
+  let reached = -1;
+  let grewAt = Date.now();
+  for (;;) {
+    const now = await count();
+    if (now >= target) return;
+    if (now > reached) [reached, grewAt] = [now, Date.now()];
+    else if (Date.now() - grewAt > stallMs)
+      throw new Error(`No progress waiting for ${what}: stuck at ${now} of ${target} for ${stallMs} ms.`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Waits until a job is completed or failed, and returns it with its state. The state is read first and the job
+ * after it: BullMQ moves a job to its final set and stores its attemptsMade, failedReason and returnvalue in one
+ * script, so a job read after its final state holds the final fields, while a job read before it may be a snapshot
+ * of an earlier attempt (a retried job ends `failed` only once its attempts are spent; until then it is `delayed`).
+ */
 export async function finished(queue: Queue, id: string, timeoutMs?: number) {
   return waitFor(
     `job ${id} of ${queue.name} to finish`,
     async () => {
-      const job = await queue.getJob(id);
-      const state = job ? await job.getState() : 'missing';
-      return state === 'completed' || state === 'failed' ? { job: job!, state } : undefined;
+      const state = await queue.getJobState(id);
+      if (state !== 'completed' && state !== 'failed') return undefined;
+      return { job: (await queue.getJob(id))!, state };
     },
     timeoutMs,
   );

@@ -14,6 +14,10 @@ const LAYERS = [
   { name: 'questions', folders: ['questions/'] },
   { name: 'definition', folders: ['definition/'] },
   { name: 'assessment', folders: ['assessment/'] },
+  // The Decision contract builds on the Assessment it decides: the decorator, its metadata, and applying it.
+  { name: 'decision', folders: ['decision/'] },
+  // Name ⇄ class for Judgments and Decisions, as stored names are read back.
+  { name: 'registry', folders: ['registry/'] },
   // The Engine contract: what a connection's options name as a driver class, and what every driver implements.
   { name: 'engine-contract', folders: ['engines/engine\\.interface\\.ts$'] },
   // The module's options and tokens: every service below the wiring reads them.

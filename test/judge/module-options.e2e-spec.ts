@@ -18,7 +18,7 @@ import {
   judgmentMigrations,
 } from 'nestjs-judgment';
 import { EngineManager } from 'nestjs-judgment/drivers';
-import { JudgmentRegistry } from '../../libs/judgment/src/definition/judgment.registry';
+import { JudgmentRegistry } from '../../libs/judgment/src/registry/judgment.registry';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   DB_KINDS,

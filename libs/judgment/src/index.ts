@@ -9,7 +9,8 @@ export { AnswerSource } from './judge/answer-source';
 export type { AssessResult, JudgmentTypeConfig } from './judge/judge.types';
 
 export { Judgment, judgmentName } from './definition/judgment.decorator';
-export { Decision, type Outcome } from './definition/decision.decorator';
+export { Decision } from './decision/decision.decorator';
+export type { Outcome } from './definition/outcome';
 export { Evidence, UntrustedText, type EvidenceMap } from './definition/evidence';
 export { Likelihood } from './questions/likelihood';
 export { LikelihoodSet } from './questions/likelihood-set';

@@ -1,6 +1,6 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { judgmentMetadata } from './definition/judgment.decorator';
-import { JudgmentRegistry } from './definition/judgment.registry';
+import { JudgmentRegistry } from './registry/judgment.registry';
 import { AnswerSource } from './judge/answer-source';
 import { AssessmentRecorder } from './persistence/assessment.recorder';
 

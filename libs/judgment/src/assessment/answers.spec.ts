@@ -1,5 +1,6 @@
 import { Assessment } from 'nestjs-judgment';
 import { Provenance } from 'nestjs-judgment/drivers';
+import { COMPUTE_ONLY } from '../decision/apply-decision';
 import { LikelihoodAnswer } from './answers';
 import { Department, Harm, RefundAbuse, SupportTicket, aRefund, aTicket } from '../testing/fixtures.spec-helpers';
 
@@ -8,21 +9,37 @@ const ticket = new SupportTicket(aTicket());
 const provenance = new Provenance('jev', 'jev-1.13.0');
 
 const likelihood = (p: number) =>
-  Assessment.fromAnswers(refundAbuse, refundAbuse.questions(), { abusive: p }, provenance).likelihood('abusive');
+  Assessment.fromAnswers(refundAbuse, refundAbuse.questions(), { abusive: p }, provenance, COMPUTE_ONLY).likelihood(
+    'abusive',
+  );
 const rating = (probabilities: number[]) =>
-  Assessment.fromAnswers(refundAbuse, refundAbuse.questions(), { credibility: probabilities }, provenance).rating(
-    'credibility',
-  );
+  Assessment.fromAnswers(
+    refundAbuse,
+    refundAbuse.questions(),
+    { credibility: probabilities },
+    provenance,
+    COMPUTE_ONLY,
+  ).rating('credibility');
 const department = (probabilities: Record<string, number>) =>
-  Assessment.fromAnswers(ticket, ticket.questions(), { department: probabilities }, provenance).classification(
-    'department',
-  );
+  Assessment.fromAnswers(
+    ticket,
+    ticket.questions(),
+    { department: probabilities },
+    provenance,
+    COMPUTE_ONLY,
+  ).classification('department');
 const language = (probabilities: Record<string, number>) =>
-  Assessment.fromAnswers(ticket, ticket.questions(), { language: probabilities }, provenance).classification(
-    'language',
-  );
+  Assessment.fromAnswers(
+    ticket,
+    ticket.questions(),
+    { language: probabilities },
+    provenance,
+    COMPUTE_ONLY,
+  ).classification('language');
 const harms = (probabilities: Record<string, number>) =>
-  Assessment.fromAnswers(ticket, ticket.questions(), { harms: probabilities }, provenance).likelihoodSet('harms');
+  Assessment.fromAnswers(ticket, ticket.questions(), { harms: probabilities }, provenance, COMPUTE_ONLY).likelihoodSet(
+    'harms',
+  );
 
 describe('Likelihood answers', () => {
   it('probability is the answer', () => {

@@ -1,6 +1,7 @@
 import { Assessment, UndeclaredLabel, UndeclaredQuestion, WrongQuestionKind } from 'nestjs-judgment';
 import { Provenance } from 'nestjs-judgment/drivers';
 import { UnscriptedQuestion } from 'nestjs-judgment/testing';
+import { COMPUTE_ONLY } from '../decision/apply-decision';
 import { RefundAbuse, SupportTicket, aRefund, aTicket, jevProvenance } from '../testing/fixtures.spec-helpers';
 
 const refundAbuse = new RefundAbuse(aRefund());
@@ -12,6 +13,7 @@ const refundAssessment = () =>
     refundAbuse.questions(),
     { abusive: 0.42, credibility: [0.1, 0.2, 0.6, 0.1] },
     jevProvenance(),
+    COMPUTE_ONLY,
   );
 
 const ticketAssessment = () =>
@@ -25,6 +27,7 @@ const ticketAssessment = () =>
       urgent: 0.3,
     },
     new Provenance('laya', 'laya-0.4.1'),
+    COMPUTE_ONLY,
   );
 
 describe('Assessment', () => {
@@ -128,7 +131,13 @@ describe('Assessment', () => {
   });
 
   it('a declared Question without an answer fails with UnscriptedQuestion when read', () => {
-    const partial = Assessment.fromAnswers(refundAbuse, refundAbuse.questions(), { abusive: 0.4 }, jevProvenance());
+    const partial = Assessment.fromAnswers(
+      refundAbuse,
+      refundAbuse.questions(),
+      { abusive: 0.4 },
+      jevProvenance(),
+      COMPUTE_ONLY,
+    );
     expect(partial.isAnswered('credibility')).toBe(false);
     expect(() => partial.rating('credibility')).toThrow(UnscriptedQuestion);
     expect(() => partial.rating('credibility')).toThrow(/"credibility" on refund-abuse/);
@@ -142,23 +151,35 @@ describe('Assessment', () => {
       harms: { spam: 0.1, abuse: 0.02, phishing: 0.6 },
       urgent: 0.3,
     });
-    const rebuilt = Assessment.fromAnswers(ticket, ticket.questions(), encoded, new Provenance('laya', 'laya-0.4.1'));
+    const rebuilt = Assessment.fromAnswers(
+      ticket,
+      ticket.questions(),
+      encoded,
+      new Provenance('laya', 'laya-0.4.1'),
+      COMPUTE_ONLY,
+    );
     expect(rebuilt.encodedAnswers()).toEqual(encoded);
   });
 
   it('fromAnswers() refuses a stored answer that does not fit its Question', () => {
     const build = (encoded: Record<string, unknown>) => () =>
-      Assessment.fromAnswers(refundAbuse, refundAbuse.questions(), encoded as never, jevProvenance());
+      Assessment.fromAnswers(refundAbuse, refundAbuse.questions(), encoded as never, jevProvenance(), COMPUTE_ONLY);
     expect(build({ abusive: '0.4' })).toThrow(/"abusive" on refund-abuse is not a probability/);
     expect(build({ credibility: [0.5, 0.5] })).toThrow(/not a list of 4 probabilities/);
     const missing = () =>
-      Assessment.fromAnswers(ticket, ticket.questions(), { language: { english: 1, italian: 0 } }, jevProvenance());
+      Assessment.fromAnswers(
+        ticket,
+        ticket.questions(),
+        { language: { english: 1, italian: 0 } },
+        jevProvenance(),
+        COMPUTE_ONLY,
+      );
     expect(missing).toThrow(/missing "other"/);
   });
 
   it('fromAnswers() refuses probabilities outside 0..1 or that are not numbers, from any Engine or record', () => {
     const build = (encoded: Record<string, unknown>) => () =>
-      Assessment.fromAnswers(refundAbuse, refundAbuse.questions(), encoded as never, jevProvenance());
+      Assessment.fromAnswers(refundAbuse, refundAbuse.questions(), encoded as never, jevProvenance(), COMPUTE_ONLY);
     expect(build({ abusive: 1.7 })).toThrow(/"abusive" on refund-abuse is not a probability from 0 to 1/);
     expect(build({ abusive: Number.NaN })).toThrow(/not a probability from 0 to 1/);
     expect(build({ credibility: [0.5, 0.5, -0.1, 0.1] })).toThrow(/4 probabilities from 0 to 1/);
@@ -169,6 +190,7 @@ describe('Assessment', () => {
         ticket.questions(),
         { language: { english: 2, italian: 0, other: 0 } },
         jevProvenance(),
+        COMPUTE_ONLY,
       );
     expect(outOfRange).toThrow(/not for "english"/);
   });

@@ -1,9 +1,7 @@
 import type { Type } from '@nestjs/common';
-import { type Decision, type Outcome, decisionMetadata } from '../definition/decision.decorator';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
+import type { Outcome } from '../definition/outcome';
 import {
-  ImpureDecision,
-  InvalidDecision,
   NoDefaultDecision,
   UndeclaredQuestion,
   UnrebuildableAssessment,
@@ -35,27 +33,24 @@ export type EncodedAnswers = Readonly<Record<string, EncodedAnswer>>;
 type AnyAnswer = LikelihoodAnswer | ClassificationAnswer | RatingAnswer | LikelihoodSetAnswer;
 
 /**
- * What deciding an Assessment does besides computing the Outcome, fixed when the Assessment is made: the recorder's
- * link to its record for an Assessment the Judge made (or rebuilt from a record to decide it), compute-only otherwise.
+ * What an Assessment is decided with: an object whose decide() maps it (and its Judgment) to an Outcome. A Decision
+ * (decision/) is a Decider declared with @Decision(); the Assessment needs only this shape.
  */
-export interface DecisionRecording {
-  /** Whether each Decision runs twice and must give the same Outcome (ImpureDecision otherwise): scripted answers. */
-  readonly checksPurity: boolean;
-  /** An instance of the default Decision class (through DI when the recorder made the link, so it can be overridden). */
-  decisionOf(cls: Type<Decision>): Decision;
-  /** Refuses, before it runs, a Decision that may not decide this Assessment (e.g. another Judgment's). */
-  admit(assessment: Assessment<any>, decision: unknown): void;
-  /** Records, logs and announces the Outcome; nothing for a compute-only Assessment. */
-  decided(assessment: Assessment<any>, decision: Decision, outcome: Outcome): Promise<void>;
+export interface Decider<J extends Judgment = any, O extends Outcome = Outcome> {
+  decide(assessment: Assessment<J>, judgment: J): O;
 }
 
-/** Deciding only computes the Outcome: a Replay, a hand-built Assessment. */
-export const COMPUTE_ONLY: DecisionRecording = Object.freeze({
-  checksPurity: false,
-  decisionOf: (cls: Type<Decision>) => new cls(),
-  admit: () => undefined,
-  decided: async () => undefined,
-});
+/**
+ * How deciding an Assessment is done, fixed when the Assessment is made: the recorder's link to its record for an
+ * Assessment the Judge made (or rebuilt from a record to decide it), compute-only otherwise (decision/). Either one
+ * checks the Decision and its Outcome against the Decision's declaration.
+ */
+export interface DecisionRecording {
+  /** An instance of the default Decision class (through DI when the recorder made the link, so it can be overridden). */
+  decisionOf(cls: Type<unknown>): Decider;
+  /** Applies the Decision to the Assessment and returns its Outcome, recorded, logged and announced when linked. */
+  decide<J extends Judgment, O extends Outcome>(assessment: Assessment<J>, decision: Decider<J, O>): Promise<O>;
+}
 
 /**
  * The Engine's answers to one Judgment's Questions: an immutable value, typed by the Judgment so that question keys,
@@ -82,14 +77,14 @@ export class Assessment<J extends Judgment = Judgment> {
   /**
    * Builds an Assessment from encoded answers (the record and cache encoding), read against the declared Questions.
    * Questions without an answer stay unanswered: reading them throws UnscriptedQuestion (only fakes leave gaps).
-   * `recording` says what deciding it records (nothing by default).
+   * `recording` says how deciding it is done and recorded (`COMPUTE_ONLY` from decision/ records nothing).
    */
   static fromAnswers<J extends Judgment>(
     judgment: J,
     questions: QuestionMap,
     encoded: EncodedAnswers,
     provenance: Provenance,
-    recording: DecisionRecording = COMPUTE_ONLY,
+    recording: DecisionRecording,
   ): Assessment<J> {
     const answers = new Map<string, AnyAnswer>();
     for (const [key, question] of Object.entries(questions)) {
@@ -135,24 +130,17 @@ export class Assessment<J extends Judgment = Judgment> {
   async outcome<O extends Outcome = Outcome>(): Promise<O> {
     const cls = judgmentMetadata(this.judgment.constructor).decision;
     if (!cls) throw new NoDefaultDecision(judgmentName(this.judgment));
-    return this.decide(this.recording.decisionOf(cls as Type<Decision>) as Decision<J, O>);
+    return this.decide(this.recording.decisionOf(cls) as Decider<J, O>);
   }
 
   /**
-   * Applies a Decision and hands the Outcome to this Assessment's `recording`: for an Assessment the Judge produced
-   * (or one rebuilt from a record to decide it) that is the recorder's link, which records, logs and announces the
-   * decision; for a Replay or a hand-built one the Outcome is only computed. Scripted answers run the Decision twice
-   * to check it is pure.
+   * Applies a Decision through this Assessment's `recording`: for an Assessment the Judge produced (or one rebuilt
+   * from a record to decide it) that is the recorder's link, which records, logs and announces the decision; for a
+   * Replay or a hand-built one the Outcome is only computed. Scripted answers run the Decision twice to check it is
+   * pure.
    */
-  async decide<O extends Outcome>(decision: Decision<J, O>): Promise<O> {
-    this.recording.admit(this, decision);
-    const outcome = applyDecision(this, decision);
-    if (this.recording.checksPurity) {
-      const again = applyDecision(this, decision);
-      if (again !== outcome) throw new ImpureDecision(decisionMetadata(decision.constructor).name, outcome, again);
-    }
-    await this.recording.decided(this, decision as Decision, outcome);
-    return outcome;
+  async decide<O extends Outcome>(decision: Decider<J, O>): Promise<O> {
+    return this.recording.decide(this, decision);
   }
 
   /** `{ judgment, engine, model, request_id }` for log lines. */
@@ -171,36 +159,6 @@ export class Assessment<J extends Judgment = Judgment> {
     if (!answer) throw new UnscriptedQuestion(name, key);
     return answer;
   }
-}
-
-function applyDecision<J extends Judgment, O extends Outcome>(assessment: Assessment<J>, decision: Decision<J, O>): O {
-  if (decision === null || typeof decision !== 'object' || typeof decision.decide !== 'function') {
-    throw new InvalidDecision(
-      `${describeDecision(decision)} is not a Decision: pass an instance of a @Decision() class with a ` +
-        'decide(assessment, judgment) method.',
-    );
-  }
-  const metadata = decisionMetadata(decision.constructor);
-  const outcome = decision.decide(assessment, assessment.judgment);
-  if (outcome !== null && typeof (outcome as { then?: unknown })?.then === 'function') {
-    throw new InvalidDecision(
-      `${metadata.name}.decide() returned a Promise. A Decision is pure and synchronous: compute the Outcome from the ` +
-        'Assessment and the Judgment only.',
-    );
-  }
-  if (!metadata.outcomes.includes(outcome)) {
-    throw new InvalidDecision(
-      `${metadata.name}.decide() returned ${JSON.stringify(outcome)}, which is not one of its outcomes ` +
-        `(${metadata.outcomes.map((o) => JSON.stringify(o)).join(', ')}).`,
-    );
-  }
-  return outcome;
-}
-
-function describeDecision(decision: unknown): string {
-  if (decision === null || decision === undefined) return String(decision);
-  if (typeof decision === 'function') return `The class ${decision.name} (not an instance)`;
-  return (decision as object).constructor?.name ?? typeof decision;
 }
 
 function decodeAnswer(judgment: string, key: string, question: DeclaredQuestion, value: EncodedAnswer): AnyAnswer {

@@ -16,7 +16,8 @@ import {
   aRefund,
   aTicket,
 } from '../testing/fixtures.spec-helpers';
-import { COMPUTE_ONLY, type DecisionRecording } from './assessment';
+import { COMPUTE_ONLY } from '../decision/apply-decision';
+import type { DecisionRecording } from './assessment';
 
 const refundAbuse = (refundsThisYear = 0) => new RefundAbuse(aRefund({ refundsThisYear }));
 
@@ -139,12 +140,12 @@ describe('Deciding an Assessment', () => {
   });
 
   it('an Assessment made with a recording hands the decision to it', async () => {
-    const decided = jest.fn<Promise<void>, Parameters<DecisionRecording['decided']>>(async () => undefined);
-    const assessment = assessed(0.8, undefined, undefined, { ...COMPUTE_ONLY, decided });
+    const decide = jest.fn(async () => RefundOutcome.Escalate) as DecisionRecording['decide'];
+    const assessment = assessed(0.8, undefined, undefined, { ...COMPUTE_ONLY, decide });
     const decision = new RefundDecision();
-    await expect(assessment.decide(decision)).resolves.toBe(RefundOutcome.Reject);
-    expect(decided).toHaveBeenCalledTimes(1);
-    expect(decided).toHaveBeenCalledWith(assessment, decision, RefundOutcome.Reject);
+    await expect(assessment.decide(decision)).resolves.toBe(RefundOutcome.Escalate);
+    expect(decide).toHaveBeenCalledTimes(1);
+    expect(decide).toHaveBeenCalledWith(assessment, decision);
   });
 
   it('an Assessment made with a recording gets its default Decision from it', async () => {
@@ -155,16 +156,16 @@ describe('Deciding an Assessment', () => {
   });
 
   it('deciding a compute-only Assessment records nothing: it just returns the Outcome', async () => {
-    const decided = jest.fn<Promise<void>, Parameters<DecisionRecording['decided']>>(async () => undefined);
-    const linked = assessed(0.8, undefined, undefined, { ...COMPUTE_ONLY, decided });
+    const decide = jest.fn(COMPUTE_ONLY.decide) as DecisionRecording['decide'];
+    const linked = assessed(0.8, undefined, undefined, { ...COMPUTE_ONLY, decide });
     const unlinked = assessed(0.8);
     const fake = fakeAssessment(refundAbuse()).likelihood('abusive', 0.8).rating('credibility', 3).make();
     await expect(unlinked.decide(new RefundDecision())).resolves.toBe(RefundOutcome.Reject);
     await expect(fake.outcome()).resolves.toBe(RefundOutcome.Reject);
     await expect(linked.decide(new RefundDecision())).resolves.toBe(RefundOutcome.Reject);
     // Only the Assessment made with a recording reached it.
-    expect(decided).toHaveBeenCalledTimes(1);
-    expect(decided).toHaveBeenCalledWith(linked, expect.any(RefundDecision), RefundOutcome.Reject);
+    expect(decide).toHaveBeenCalledTimes(1);
+    expect(decide).toHaveBeenCalledWith(linked, expect.any(RefundDecision));
   });
 
   it('a numeric Outcome enum works', async () => {

@@ -1,15 +1,10 @@
 import { Inject, Injectable, type Type } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { Assessment } from '../assessment/assessment';
-import {
-  type Decision,
-  type DecisionMetadata,
-  type Outcome,
-  decisionMetadata,
-  isDecision,
-} from '../definition/decision.decorator';
+import { type Decision, type DecisionMetadata, decisionMetadata, isDecision } from '../decision/decision.decorator';
 import { type Judgment, type JudgmentClass, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
-import { isJudgmentClass } from '../definition/judgment.registry';
+import type { Outcome } from '../definition/outcome';
+import { isJudgmentClass } from '../registry/judgment.registry';
 import type { Engine } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
 import { EngineFailed, InvalidCalibration, NoDefaultDecision } from '../errors';

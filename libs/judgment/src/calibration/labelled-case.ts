@@ -1,4 +1,4 @@
-import type { Outcome } from '../definition/decision.decorator';
+import type { Outcome } from '../definition/outcome';
 import { type EvidenceMap, prepareEvidence } from '../definition/evidence';
 import type { Judgment } from '../definition/judgment.decorator';
 import { InvalidCalibration } from '../errors';

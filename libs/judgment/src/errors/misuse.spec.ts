@@ -2,8 +2,9 @@ import { ModuleRef } from '@nestjs/core';
 import { checkClassName } from '../cli/generators';
 import { Evidence } from '../definition/evidence';
 import { Judgment } from '../definition/judgment.decorator';
-import { JudgmentRegistry } from '../definition/judgment.registry';
+import { JudgmentRegistry } from '../registry/judgment.registry';
 import { Assessment } from '../assessment/assessment';
+import { COMPUTE_ONLY } from '../decision/apply-decision';
 import { fingerprint } from '../fingerprint/fingerprint';
 import { ResolutionPolicyHost } from '../review/resolution-policy';
 import { resolveJudgmentOptions } from '../judgment.options';
@@ -80,7 +81,8 @@ describe('every misuse our own checks detect throws a JudgmentError subclass', (
   });
 
   it('encoded answers that do not fit the declared Questions throw UnrebuildableAssessment', async () => {
-    const rebuild = () => Assessment.fromAnswers(ticket, ticket.questions(), { urgent: 7 }, jevProvenance());
+    const rebuild = () =>
+      Assessment.fromAnswers(ticket, ticket.questions(), { urgent: 7 }, jevProvenance(), COMPUTE_ONLY);
     expect((await misuse(rebuild, UnrebuildableAssessment)).message).toMatch(/"urgent".*not a probability/);
   });
 

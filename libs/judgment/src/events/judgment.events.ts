@@ -1,6 +1,7 @@
 import type { Assessment } from '../assessment/assessment';
-import type { Decision, Outcome } from '../definition/decision.decorator';
+import type { Decision } from '../decision/decision.decorator';
 import type { Judgment } from '../definition/judgment.decorator';
+import type { Outcome } from '../definition/outcome';
 import type { EngineFailed } from '../errors';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { Reviewer } from '../persistence/reviewer';

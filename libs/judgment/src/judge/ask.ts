@@ -1,5 +1,6 @@
 import { Assessment, type DecisionRecording, type EncodedAnswer } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
+import { COMPUTE_ONLY } from '../decision/apply-decision';
 import type { EvidenceMap } from '../definition/evidence';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
 import type { Engine, EngineResponse } from '../engines/engine.interface';
@@ -49,7 +50,7 @@ export function readAnswers<J extends Judgment>(
   judgment: J,
   questions: QuestionMap,
   response: EngineResponse,
-  { recording, partial = false }: ReadOptions = {},
+  { recording = COMPUTE_ONLY, partial = false }: ReadOptions = {},
 ): Assessment<J> {
   const name = judgmentName(judgment);
   const { answers, provenance } = (response ?? {}) as Partial<EngineResponse>;

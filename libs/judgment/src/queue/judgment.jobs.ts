@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { Unassessed } from '../assessment/unassessed';
-import type { Outcome } from '../definition/decision.decorator';
+import type { Outcome } from '../definition/outcome';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
-import { JudgmentRegistry } from '../definition/judgment.registry';
+import { JudgmentRegistry } from '../registry/judgment.registry';
 import type { Attempter } from '../judge/judge.types';
 import { AssessmentRecords } from '../records/assessment-records.service';
 import { AssessmentRecorder } from '../persistence/assessment.recorder';

@@ -1,5 +1,5 @@
 import { Judgment, type Judgment as JudgmentShape } from '../definition/judgment.decorator';
-import { JudgmentRegistry } from '../definition/judgment.registry';
+import { JudgmentRegistry } from '../registry/judgment.registry';
 import { Likelihood } from '../questions/likelihood';
 import { decodeJudgment, encodeJudgment } from './judgment.payload';
 import { UnqueueableJudgment } from '../errors';

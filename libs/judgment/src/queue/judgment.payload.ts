@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
-import type { JudgmentRegistry } from '../definition/judgment.registry';
+import type { JudgmentRegistry } from '../registry/judgment.registry';
 import { SubjectNotFound } from '../errors';
 import { isEntity } from '../persistence/entity-reference';
 import { UnqueueableJudgment } from '../errors';

@@ -2,7 +2,7 @@ import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { WorkerHost } from '@nestjs/bullmq';
 import type { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
 import { type Job, type Queue, UnrecoverableError } from 'bullmq';
-import type { Outcome } from '../definition/decision.decorator';
+import type { Outcome } from '../definition/outcome';
 import {
   NoDefaultDecision,
   SubjectNotFound,

@@ -1,8 +1,8 @@
 import { Injectable, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Provenance } from '../assessment/provenance';
-import type { Decision } from '../definition/decision.decorator';
-import { JudgmentRegistry } from '../definition/judgment.registry';
+import type { Decision } from '../decision/decision.decorator';
+import { JudgmentRegistry } from '../registry/judgment.registry';
 import { type EngineFailed, UnassessedNotRecorded } from '../errors';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';

@@ -1,14 +1,16 @@
 import type { Type } from '@nestjs/common';
-import type { Assessment, DecisionRecording } from '../assessment/assessment';
-import { type Decision, type Outcome, decisionMetadata, isDecision } from '../definition/decision.decorator';
-import { judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
-import type { JudgmentRegistry } from '../definition/judgment.registry';
+import type { Assessment, Decider, DecisionRecording } from '../assessment/assessment';
+import { applyDecision } from '../decision/apply-decision';
+import { type Decision, decisionMetadata, isDecision } from '../decision/decision.decorator';
+import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
+import type { Outcome } from '../definition/outcome';
 import { AssessmentNotRecorded, InvalidDecision } from '../errors';
 import { AssessmentDecided, ReviewRequested } from '../events/judgment.events';
 import type { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { AssessmentRecorder, AttemptContext } from '../persistence/assessment.recorder';
+import type { JudgmentRegistry } from '../registry/judgment.registry';
 
 /** The module services a RecordLink works with, handed over by the AttemptRecorder that makes links. */
 export interface LinkServices {
@@ -83,10 +85,21 @@ export class RecordLink implements DecisionRecording {
   }
 
   /**
+   * Applies a Decision: refuses it if it may not decide this Assessment, computes the Outcome (twice when purity is
+   * checked), then records, logs and announces it.
+   */
+  async decide<J extends Judgment, O extends Outcome>(assessment: Assessment<J>, decision: Decider<J, O>): Promise<O> {
+    this.admit(assessment, decision);
+    const outcome = applyDecision(assessment, decision, this.checksPurity);
+    await this.decided(assessment, decision as Decision, outcome);
+    return outcome;
+  }
+
+  /**
    * Refuses a Decision that is the default Decision of other registered Judgments only. Compute-only Assessments are
    * not checked: for them the Decision's compile-time type `Decision<J>` is the guard.
    */
-  admit(assessment: Assessment<any>, decision: unknown): void {
+  private admit(assessment: Assessment<any>, decision: unknown): void {
     const cls = (decision as object | null)?.constructor;
     if (typeof cls !== 'function' || !isDecision(cls)) return;
     const owners = this.services.registry.judgments().filter((judgment) => judgmentMetadata(judgment).decision === cls);
@@ -98,7 +111,8 @@ export class RecordLink implements DecisionRecording {
     );
   }
 
-  async decided(assessment: Assessment<any>, decision: Decision, outcome: Outcome): Promise<void> {
+  /** Records, logs and announces the Outcome of a Decision. */
+  private async decided(assessment: Assessment<any>, decision: Decision, outcome: Outcome): Promise<void> {
     const { rows, events, logger } = this.services;
     const name = judgmentName(assessment.judgment);
     if (this.refused) {

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { type FindOptionsWhere, IsNull, LessThan, Not } from 'typeorm';
-import { Assessment, COMPUTE_ONLY, type DecisionRecording, type EncodedAnswers } from '../assessment/assessment';
+import { Assessment, type DecisionRecording, type EncodedAnswers } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
-import { type Decision, type Outcome, decisionMetadata } from '../definition/decision.decorator';
+import { COMPUTE_ONLY } from '../decision/apply-decision';
+import { type Decision, decisionMetadata } from '../decision/decision.decorator';
 import { type Judgment, type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
-import { JudgmentRegistry } from '../definition/judgment.registry';
+import type { Outcome } from '../definition/outcome';
+import { JudgmentRegistry } from '../registry/judgment.registry';
 import { InvalidRecordQuery, InvalidResolution, ResolutionForbidden, UnrebuildableAssessment } from '../errors';
 import { ReviewResolved } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';

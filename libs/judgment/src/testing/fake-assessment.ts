@@ -1,5 +1,6 @@
-import { Assessment, COMPUTE_ONLY, type DecisionRecording, type EncodedAnswer } from '../assessment/assessment';
+import { Assessment, type EncodedAnswer } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
+import { computeOnly } from '../decision/apply-decision';
 import type {
   ClassificationKey,
   LabelsOf,
@@ -25,7 +26,7 @@ import type { Rating } from '../questions/rating';
 import type { NoneLabel } from '../assessment/answers';
 
 /** A made fake computes its Outcomes only, running each Decision twice to check it is pure. */
-const PURITY_CHECKED: DecisionRecording = Object.freeze({ ...COMPUTE_ONLY, checksPurity: true });
+const PURITY_CHECKED = computeOnly(true);
 
 /** The Confidence a winning label or level gets when none is given. */
 export const DEFAULT_FAKE_CONFIDENCE = 0.9;

@@ -1,5 +1,5 @@
 import type { Assessment } from '../assessment/assessment';
-import type { Outcome } from '../definition/decision.decorator';
+import type { Outcome } from '../definition/outcome';
 import { type Judgment, type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
 import type { Engine, EngineAnswer, EngineResponse } from '../engines/engine.interface';
 import { EngineFailed, UnscriptedJudgment } from '../errors';

@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { DuplicateJudgmentName, InvalidConfiguration, UnknownDecision, UnknownJudgmentName } from '../errors';
-import { type Decision, decisionMetadata, isDecision } from './decision.decorator';
-import { type Judgment, isDecoratedJudgment, judgmentMetadata } from './judgment.decorator';
+import { type Decision, decisionMetadata, isDecision } from '../decision/decision.decorator';
+import { type Judgment, isDecoratedJudgment, judgmentMetadata } from '../definition/judgment.decorator';
 
 /**
  * Name ⇄ class for the registered Judgments and Decisions: how the queue worker, record rebuild and the CLI turn a

@@ -1,21 +1,16 @@
 import type { Type } from '@nestjs/common';
+import type { Decider } from '../assessment/assessment';
+import type { Judgment } from '../definition/judgment.decorator';
+import type { Outcome, OutcomeEnum } from '../definition/outcome';
 import { InvalidDecision } from '../errors';
-import type { Assessment } from '../assessment/assessment';
-import type { Judgment } from './judgment.decorator';
 
-/** An Outcome: a member of the application's own enum (string or numeric). */
-export type Outcome = string | number;
-
-/** An Outcome enum object, e.g. `RefundOutcome`. */
-export type OutcomeEnum = Readonly<Record<string, string | number>>;
-
+// The shape is the Assessment's own Decider (what `assessment.decide()` takes), so that assessment/ needs nothing from
+// here; a Decision is a Decider declared with @Decision(), whose metadata deciding checks the Outcome against.
 /**
  * A pure, application-owned mapping from an Assessment (plus facts the app already knows, read from the Judgment)
  * to an Outcome. It must read nothing else: no clock, no I/O, no state of its own.
  */
-export interface Decision<J extends Judgment = any, O extends Outcome = Outcome> {
-  decide(assessment: Assessment<J>, judgment: J): O;
-}
+export interface Decision<J extends Judgment = any, O extends Outcome = Outcome> extends Decider<J, O> {}
 
 /** Static options of a Decision class. */
 export interface DecisionOptions<O extends Outcome = Outcome> {

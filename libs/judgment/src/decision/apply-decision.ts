@@ -1,0 +1,66 @@
+import type { Type } from '@nestjs/common';
+import type { Assessment, Decider, DecisionRecording } from '../assessment/assessment';
+import type { Judgment } from '../definition/judgment.decorator';
+import type { Outcome } from '../definition/outcome';
+import { ImpureDecision, InvalidDecision } from '../errors';
+import { decisionMetadata } from './decision.decorator';
+
+/**
+ * Applies a Decision to an Assessment and returns its Outcome, refusing (InvalidDecision) what is not an instance of
+ * a @Decision() class, a Promise and an Outcome outside the declared ones. With `checksPurity` (scripted answers) the
+ * Decision runs twice and must give the same Outcome (ImpureDecision otherwise).
+ */
+export function applyDecision<J extends Judgment, O extends Outcome>(
+  assessment: Assessment<J>,
+  decision: Decider<J, O>,
+  checksPurity: boolean,
+): O {
+  const outcome = applyOnce(assessment, decision);
+  if (checksPurity) {
+    const again = applyOnce(assessment, decision);
+    if (again !== outcome) throw new ImpureDecision(decisionMetadata(decision.constructor).name, outcome, again);
+  }
+  return outcome;
+}
+
+/** Deciding that only computes the Outcome, checking purity or not: no record, log line or event. */
+export function computeOnly(checksPurity: boolean): DecisionRecording {
+  return Object.freeze({
+    decisionOf: (cls: Type<unknown>) => new cls() as Decider,
+    decide: async <J extends Judgment, O extends Outcome>(assessment: Assessment<J>, decision: Decider<J, O>) =>
+      applyDecision(assessment, decision, checksPurity),
+  });
+}
+
+/** Deciding only computes the Outcome: a Replay, a hand-built Assessment. */
+export const COMPUTE_ONLY: DecisionRecording = computeOnly(false);
+
+function applyOnce<J extends Judgment, O extends Outcome>(assessment: Assessment<J>, decision: Decider<J, O>): O {
+  if (decision === null || typeof decision !== 'object' || typeof decision.decide !== 'function') {
+    throw new InvalidDecision(
+      `${describeDecision(decision)} is not a Decision: pass an instance of a @Decision() class with a ` +
+        'decide(assessment, judgment) method.',
+    );
+  }
+  const metadata = decisionMetadata(decision.constructor);
+  const outcome = decision.decide(assessment, assessment.judgment);
+  if (outcome !== null && typeof (outcome as { then?: unknown })?.then === 'function') {
+    throw new InvalidDecision(
+      `${metadata.name}.decide() returned a Promise. A Decision is pure and synchronous: compute the Outcome from the ` +
+        'Assessment and the Judgment only.',
+    );
+  }
+  if (!metadata.outcomes.includes(outcome)) {
+    throw new InvalidDecision(
+      `${metadata.name}.decide() returned ${JSON.stringify(outcome)}, which is not one of its outcomes ` +
+        `(${metadata.outcomes.map((o) => JSON.stringify(o)).join(', ')}).`,
+    );
+  }
+  return outcome;
+}
+
+function describeDecision(decision: unknown): string {
+  if (decision === null || decision === undefined) return String(decision);
+  if (typeof decision === 'function') return `The class ${decision.name} (not an instance)`;
+  return (decision as object).constructor?.name ?? typeof decision;
+}

@@ -13,7 +13,7 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
   constructor(
     private readonly answers: AnswerSource,
     private readonly registry: JudgmentRegistry,
-    private readonly recorder: RecordWriter,
+    private readonly rows: RecordWriter,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -22,6 +22,6 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
       .map((cls) => judgmentMetadata(cls).engine)
       .filter((name): name is string => name !== null);
     this.answers.validate(named);
-    if (this.recorder.persistence.enabled) this.recorder.repository();
+    if (this.rows.persistence.enabled) this.rows.repository();
   }
 }

@@ -93,13 +93,13 @@ export class Calibration {
     @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
     engines: EngineManager,
     attempts: Recorder,
-    recorder: RecordWriter,
+    rows: RecordWriter,
   ) {
     this.concurrency = options.calibrationConcurrency;
     this.services = {
       engines,
       attempts,
-      dataSource: () => recorder.dataSource(),
+      dataSource: () => rows.dataSource(),
     };
   }
 

@@ -31,7 +31,7 @@ export type AssessStep =
 export class JudgmentJobs {
   constructor(
     private readonly registry: JudgmentRegistry,
-    private readonly recorder: RecordWriter,
+    private readonly rows: RecordWriter,
     private readonly records: RecordQueries,
     private readonly replay: Replay,
   ) {}
@@ -73,6 +73,6 @@ export class JudgmentJobs {
   }
 
   private dataSource(): DataSource | null {
-    return this.recorder.dataSource();
+    return this.rows.dataSource();
   }
 }

@@ -27,15 +27,17 @@ const LAYERS = [
   },
   { name: 'engines', folders: ['engines/(?!engine\\.interface\\.ts$)'] },
   { name: 'logging', folders: ['logging/'] },
-  // The rows: the entity, its migrations and the writer of single rows.
+  // The rows: the entity, its migrations and the RecordWriter (single rows).
   { name: 'persistence', folders: ['persistence/'] },
   // Events carry records; the judge announces and caches, so events and the cache sit below it.
   { name: 'events-cache', folders: ['events/', 'cache/'] },
-  // The one owner of the Assessment ↔ record link: writes each attempt and each decision, and announces them.
+  // The Recorder, the one owner of the Assessment ↔ record link: records each attempt and decision, announces them.
   { name: 'recording', folders: ['recording/'] },
   { name: 'judge', folders: ['judge/'] },
+  // Who may resolve (ResolutionPolicy) and the ReviewResolver that resolves a record in Review.
   { name: 'review', folders: ['review/'] },
-  // Work on stored records: Replay, deciding from a record, Resolution (through review/), queries, pruning.
+  // Work on stored records: Replay (and deciding from a record), queries, retention, and the AssessmentRecords facade
+  // (which reaches review/ for resolve).
   { name: 'records', folders: ['records/'] },
   { name: 'services', folders: ['queue/', 'calibration/'] },
   // The module wiring sits under the kits: JudgmentTestingModule builds on JudgmentModule.

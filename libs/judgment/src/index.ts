@@ -29,7 +29,8 @@ export {
 } from './events/judgment.events';
 export { AssessmentRecord } from './persistence/assessment-record.entity';
 export { judgmentEntities, judgmentMigrations } from './persistence';
-export { AssessmentRecords, type RecordFilter } from './records/assessment-records.service';
+export { AssessmentRecords } from './records/assessment-records.service';
+export type { RecordFilter } from './records/record-queries.service';
 export type { Reviewer } from './persistence/reviewer';
 export type { ResolutionPolicy } from './review/resolution-policy';
 export { Calibration, type CalibrationRunOptions } from './calibration/calibration.service';

@@ -29,10 +29,14 @@ import { type JudgmentModuleOptions, resolveJudgmentOptions } from './judgment.o
 import type { DataSource } from 'typeorm';
 import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
-import { AssessmentRecorder } from './persistence/assessment.recorder';
-import { AttemptRecorder } from './recording/attempt.recorder';
+import { RecordWriter } from './persistence/record.writer';
+import { Recorder } from './recording/recorder';
 import { AssessmentRecords } from './records/assessment-records.service';
+import { RecordQueries } from './records/record-queries.service';
+import { RecordRetention } from './records/record-retention.service';
+import { Replay } from './records/replay.service';
 import { ResolutionPolicyHost } from './review/resolution-policy';
+import { ReviewResolver } from './review/review-resolver.service';
 import { JudgmentStartupCheck } from './judgment.startup';
 import { InlineDispatch } from './queue/inline.dispatcher';
 import { JudgmentJobs } from './queue/judgment.jobs';
@@ -50,10 +54,14 @@ export class JudgmentFeatureModule {}
 /** The services every JudgmentModule.forRoot() provides; apps inject Judge and the others by class. */
 const SERVICES: Provider[] = [
   { provide: RESOLVED_JUDGMENT_OPTIONS, useFactory: resolveJudgmentOptions, inject: [JUDGMENT_MODULE_OPTIONS] },
-  AssessmentRecorder,
-  AttemptRecorder,
-  AssessmentRecords,
+  RecordWriter,
+  Recorder,
+  Replay,
+  RecordQueries,
+  RecordRetention,
   ResolutionPolicyHost,
+  ReviewResolver,
+  AssessmentRecords,
   AssessmentCache,
   Calibration,
   Judge,
@@ -74,7 +82,7 @@ const SERVICES: Provider[] = [
   },
 ];
 
-const EXPORTS = [Judge, EngineManager, AssessmentRecorder, AssessmentRecords, Calibration, JUDGMENT_MODULE_OPTIONS];
+const EXPORTS = [Judge, EngineManager, RecordWriter, AssessmentRecords, Calibration, JUDGMENT_MODULE_OPTIONS];
 
 /**
  * The module: `JudgmentModule.forRoot(options)` (or `forRootAsync`) once in the app, and

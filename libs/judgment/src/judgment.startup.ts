@@ -2,7 +2,7 @@ import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { judgmentMetadata } from './definition/judgment.decorator';
 import { JudgmentRegistry } from './registry/judgment.registry';
 import { AnswerSource } from './judge/answer-source';
-import { AssessmentRecorder } from './persistence/assessment.recorder';
+import { RecordWriter } from './persistence/record.writer';
 
 /**
  * Surfaces configuration errors at startup: the default connection and the connections named by registered
@@ -13,7 +13,7 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
   constructor(
     private readonly answers: AnswerSource,
     private readonly registry: JudgmentRegistry,
-    private readonly recorder: AssessmentRecorder,
+    private readonly rows: RecordWriter,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -22,6 +22,6 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
       .map((cls) => judgmentMetadata(cls).engine)
       .filter((name): name is string => name !== null);
     this.answers.validate(named);
-    if (this.recorder.persistence.enabled) this.recorder.repository();
+    if (this.rows.persistence.enabled) this.rows.repository();
   }
 }

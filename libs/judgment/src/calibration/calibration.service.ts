@@ -11,8 +11,8 @@ import { EngineFailed, InvalidCalibration, NoDefaultDecision } from '../errors';
 import { ask } from '../judge/ask';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
-import { AssessmentRecorder } from '../persistence/assessment.recorder';
-import { AttemptRecorder } from '../recording/attempt.recorder';
+import { RecordWriter } from '../persistence/record.writer';
+import { Recorder } from '../recording/recorder';
 import { type QuestionMap, readQuestions } from '../questions/question';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { mapBounded } from './bounded';
@@ -50,7 +50,7 @@ interface CalibrationPlan<J extends Judgment> {
 /** The services a run uses. */
 interface CalibrationServices {
   readonly engines: EngineManager;
-  readonly attempts: AttemptRecorder;
+  readonly attempts: Recorder;
   dataSource(): DataSource | null;
 }
 
@@ -87,14 +87,14 @@ export class Calibration {
   constructor(
     @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
     engines: EngineManager,
-    attempts: AttemptRecorder,
-    recorder: AssessmentRecorder,
+    attempts: Recorder,
+    rows: RecordWriter,
   ) {
     this.concurrency = options.calibrationConcurrency;
     this.services = {
       engines,
       attempts,
-      dataSource: () => recorder.dataSource(),
+      dataSource: () => rows.dataSource(),
     };
   }
 

@@ -12,7 +12,7 @@ import { ModuleRef, NestFactory } from '@nestjs/core';
 import { EngineManager } from '../engines/engine.manager';
 import { EngineNotConfigured, UnpinnedModel } from '../errors';
 import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
-import { AssessmentRecorder } from '../persistence/assessment.recorder';
+import { RecordWriter } from '../persistence/record.writer';
 import { JUDGMENT_WORKERS_DISABLED } from '../queue/queue.constants';
 
 type Token = Type<unknown> | string | symbol;
@@ -78,7 +78,7 @@ export class CliContext {
       }
     }
     try {
-      const dataSource = moduleRef.get(AssessmentRecorder, { strict: false }).dataSource();
+      const dataSource = moduleRef.get(RecordWriter, { strict: false }).dataSource();
       this.release = dataSource ? async () => dataSource.isInitialized && dataSource.destroy() : null;
     } catch {
       this.release = null;

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { AssessmentRecords } from '../records/assessment-records.service';
-import { AssessmentRecorder } from '../persistence/assessment.recorder';
+import { RecordRetention } from '../records/record-retention.service';
 import type { CliContext } from './cli.context';
 import { fail, plural, print, printJson } from './cli.output';
 
@@ -16,8 +15,9 @@ export function addPruneCommand(program: Command, context: CliContext): void {
 async function runPrune(context: CliContext, json: boolean): Promise<void> {
   try {
     await context.start();
-    const days = context.get(AssessmentRecorder).persistence.retentionDays;
-    const pruned = await context.get(AssessmentRecords).prune();
+    const retention = context.get(RecordRetention);
+    const days = retention.retentionDays;
+    const pruned = await retention.prune();
     if (json) printJson({ pruned, retentionDays: days });
     else if (days === null) print('Retention is off (persistence.retentionDays is null): nothing pruned.');
     else print(`Pruned ${plural(pruned, 'record')} created more than ${plural(days, 'day')} ago.`);

@@ -1,6 +1,6 @@
 import { type EvidenceMap, prepareEvidence } from '../definition/evidence';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
-import type { AttemptContext } from '../persistence/assessment.recorder';
+import type { AttemptContext } from '../persistence/record.writer';
 import { type Question, type QuestionMap, expandQuestions, readQuestions } from '../questions/question';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 

@@ -11,8 +11,8 @@ import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
-import { AssessmentRecorder } from '../persistence/assessment.recorder';
-import { AttemptRecorder } from '../recording/attempt.recorder';
+import { RecordWriter } from '../persistence/record.writer';
+import { Recorder } from '../recording/recorder';
 import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
 import { AnswerSource, type ChosenEngine } from './answer-source';
 import { readAnswers } from './ask';
@@ -47,8 +47,8 @@ export class Judge implements Attempter {
     @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
     private readonly engines: EngineManager,
     private readonly answers: AnswerSource,
-    private readonly rows: AssessmentRecorder,
-    private readonly attempts: AttemptRecorder,
+    private readonly rows: RecordWriter,
+    private readonly attempts: Recorder,
     private readonly cache: AssessmentCache,
     private readonly events: JudgmentEventsPublisher,
     private readonly logger: JudgmentLogger,

@@ -5,8 +5,9 @@ import type { Outcome } from '../definition/outcome';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import { JudgmentRegistry } from '../registry/judgment.registry';
 import type { Attempter } from '../judge/judge.types';
-import { AssessmentRecords } from '../records/assessment-records.service';
-import { AssessmentRecorder } from '../persistence/assessment.recorder';
+import { RecordQueries } from '../records/record-queries.service';
+import { Replay } from '../records/replay.service';
+import { RecordWriter } from '../persistence/record.writer';
 import { UnrebuildableAssessment } from '../errors';
 import { type JudgmentPayload, decodeJudgment, encodeJudgment } from './judgment.payload';
 
@@ -30,8 +31,9 @@ export type AssessStep =
 export class JudgmentJobs {
   constructor(
     private readonly registry: JudgmentRegistry,
-    private readonly recorder: AssessmentRecorder,
-    private readonly records: AssessmentRecords,
+    private readonly rows: RecordWriter,
+    private readonly records: RecordQueries,
+    private readonly replay: Replay,
   ) {}
 
   /** The job payload of a Judgment; throws UnqueueableJudgment naming what cannot be queued. */
@@ -67,10 +69,10 @@ export class JudgmentJobs {
         `Record #${id} of ${judgmentName(judgment)} no longer exists (pruned or deleted before its decide job ran).`,
       );
     }
-    return this.records.outcome(record, judgment);
+    return this.replay.outcome(record, judgment);
   }
 
   private dataSource(): DataSource | null {
-    return this.recorder.dataSource();
+    return this.rows.dataSource();
   }
 }

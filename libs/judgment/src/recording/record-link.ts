@@ -9,12 +9,12 @@ import { AssessmentDecided, ReviewRequested } from '../events/judgment.events';
 import type { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
-import type { AssessmentRecorder, AttemptContext } from '../persistence/assessment.recorder';
+import type { RecordWriter, AttemptContext } from '../persistence/record.writer';
 import type { JudgmentRegistry } from '../registry/judgment.registry';
 
-/** The module services a RecordLink works with, handed over by the AttemptRecorder that makes links. */
+/** The module services a RecordLink works with, handed over by the Recorder that makes links. */
 export interface LinkServices {
-  readonly rows: AssessmentRecorder;
+  readonly rows: RecordWriter;
   readonly events: JudgmentEventsPublisher;
   readonly logger: JudgmentLogger;
   readonly registry: JudgmentRegistry;

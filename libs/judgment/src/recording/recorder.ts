@@ -7,7 +7,7 @@ import { type EngineFailed, UnassessedNotRecorded } from '../errors';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
-import { type AttemptContext, AssessmentRecorder } from '../persistence/assessment.recorder';
+import { type AttemptContext, RecordWriter } from '../persistence/record.writer';
 import { type LinkServices, RecordLink } from './record-link';
 
 /**
@@ -16,11 +16,11 @@ import { type LinkServices, RecordLink } from './record-link';
  * queue and Replay-to-decide all get the link between an Assessment and its record.
  */
 @Injectable()
-export class AttemptRecorder {
+export class Recorder {
   private readonly services: LinkServices;
 
   constructor(
-    private readonly rows: AssessmentRecorder,
+    private readonly rows: RecordWriter,
     private readonly logger: JudgmentLogger,
     events: JudgmentEventsPublisher,
     registry: JudgmentRegistry,

@@ -22,7 +22,7 @@ export interface AttemptContext {
 
 /** Writes `judgment_assessments` rows. Knows nothing of Engines, events or logs. */
 @Injectable()
-export class AssessmentRecorder {
+export class RecordWriter {
   readonly persistence: ResolvedPersistence;
 
   constructor(

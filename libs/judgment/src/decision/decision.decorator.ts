@@ -10,7 +10,13 @@ import { InvalidDecision } from '../errors';
  * A pure, application-owned mapping from an Assessment (plus facts the app already knows, read from the Judgment)
  * to an Outcome. It must read nothing else: no clock, no I/O, no state of its own.
  */
-export interface Decision<J extends Judgment = any, O extends Outcome = Outcome> extends Decider<J, O> {}
+export interface Decision<J extends Judgment = any, O extends Outcome = Outcome> extends Decider<J, O> {
+  /**
+   * Named numeric thresholds read by `decide()` (e.g. `{ reject: 0.8, approve: 0.3 }`), declared as data so that a
+   * calibration run can re-apply the same pure Decision with other values (see `withThresholds`).
+   */
+  readonly thresholds?: Readonly<Record<string, number>>;
+}
 
 /** Static options of a Decision class. */
 export interface DecisionOptions<O extends Outcome = Outcome> {

@@ -25,4 +25,10 @@ export interface Engine {
   answer(request: EngineRequest): Promise<EngineResponse>;
   /** The model the connection is configured to ask (alias or exact version). */
   model(): string;
+  /**
+   * What this connection cannot ask among these Questions (e.g. more options than the driver can read), one sentence
+   * each naming the question key and the fix; empty when it can ask them all. Checked without any network call, at
+   * startup and by `judgment check`. Optional: an Engine without it is assumed to ask anything.
+   */
+  refusals?(questions: ReadonlyMap<string, Question>): readonly string[];
 }

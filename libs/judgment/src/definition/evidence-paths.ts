@@ -1,0 +1,46 @@
+import { UntrustedText } from './evidence';
+import { isShapeProbe, shapeProbe } from './shape-probe';
+
+/** Whether a dotted path leads to a value: `present`, `missing`, or `unknown` (it passes through a run-time value). */
+export type PathPresence = 'present' | 'missing' | 'unknown';
+
+/**
+ * Follows a dotted path (`request.explanation`, list indexes as numbers) through Evidence, prepared JSON or a shape
+ * read by `evidenceShape()`. A probe on the way makes the answer `unknown`.
+ */
+export function evidencePathPresence(evidence: unknown, path: string): PathPresence {
+  let value: unknown = evidence;
+  for (const segment of path.split('.')) {
+    if (isShapeProbe(value)) return 'unknown';
+    if (value === null || typeof value !== 'object' || value instanceof UntrustedText) return 'missing';
+    if (Array.isArray(value)) {
+      if (!/^\d+$/.test(segment) || Number(segment) >= value.length) return 'missing';
+      value = value[Number(segment)];
+    } else {
+      if (!Object.hasOwn(value, segment)) return 'missing';
+      value = (value as Record<string, unknown>)[segment];
+    }
+    if (value === undefined) return 'missing';
+  }
+  return isShapeProbe(value) ? 'unknown' : 'present';
+}
+
+/**
+ * The Evidence a Judgment class shows, read without a Subject: evidence() runs on an instance whose own properties
+ * are probes (its methods stay real), so the object literal it returns gives the keys every Evidence of the class
+ * has. Null when evidence() cannot run that way (it then can only be known at run time).
+ */
+export function evidenceShape(cls: Function): unknown {
+  const evidence = (cls.prototype as { evidence?: unknown } | undefined)?.evidence;
+  if (typeof evidence !== 'function') return null;
+  const instance = new Proxy(Object.create(cls.prototype as object) as object, {
+    get: (target, property, receiver) =>
+      property in target ? Reflect.get(target, property, receiver) : shapeProbe(),
+  });
+  try {
+    const shape: unknown = evidence.call(instance);
+    return shape !== null && typeof shape === 'object' && !isShapeProbe(shape) ? shape : null;
+  } catch {
+    return null;
+  }
+}

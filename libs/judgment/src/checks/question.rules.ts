@@ -58,32 +58,48 @@ export const computation: QuestionRule = (judgment) =>
         ];
   });
 
-/** Words a Likelihood's text opens with that, shared, mark Likelihoods that are one Likelihood Set. */
-const SHARED_OPENING_WORDS = 3;
+/** Words a Likelihood's text must share with another's, from the start, to read as one question of two labels. */
+const SHARED_OPENING_WORDS = 4;
 
-/** Several direct Likelihoods asking the same question about different labels are one Likelihood Set. */
+/**
+ * Several direct Likelihoods asking the same question of different labels are one Likelihood Set: their texts share
+ * the first 4 words and at least half of the longest one's words, from the start.
+ */
 export const likelihoodSetCandidates: QuestionRule = (judgment) => {
-  const byOpening = new Map<string, string[]>();
+  const byOpening = new Map<string, Array<{ key: string; words: string[] }>>();
   for (const [key, question] of Object.entries(judgment.questions)) {
     if (question.kind !== 'likelihood') continue;
     const words = question.text.toLowerCase().match(/[\p{L}\p{N}'’]+/gu) ?? [];
     if (words.length <= SHARED_OPENING_WORDS) continue;
     const opening = words.slice(0, SHARED_OPENING_WORDS).join(' ');
-    byOpening.set(opening, [...(byOpening.get(opening) ?? []), key]);
+    byOpening.set(opening, [...(byOpening.get(opening) ?? []), { key, words }]);
   }
-  return [...byOpening]
-    .filter(([, keys]) => keys.length > 1)
-    .map(([opening, keys]) =>
-      warning(
+  return [...byOpening.values()]
+    .filter((group) => group.length > 1 && sharedPrefix(group.map((g) => g.words)) * 2 >= longest(group))
+    .map((group) => {
+      const keys = group.map((g) => g.key);
+      const opening = group[0].words.slice(0, sharedPrefix(group.map((g) => g.words))).join(' ');
+      return warning(
         judgment,
         'likelihood-set',
         keys[0],
         `The Likelihoods ${keys.map((key) => `"${key}"`).join(', ')} ask the same question ("${opening} ...") of ` +
           'different labels.',
         `Declare them as one Likelihood Set: Likelihood.each({ ${keys.map((key) => `${key}: '...'`).join(', ')} }).`,
-      ),
-    );
+      );
+    });
 };
+
+/** How many words all the texts share from the start. */
+function sharedPrefix(texts: string[][]): number {
+  let length = 0;
+  while (texts.every((words) => length < words.length && words[length] === texts[0][length])) length += 1;
+  return length;
+}
+
+function longest(group: Array<{ words: string[] }>): number {
+  return Math.max(...group.map((g) => g.words.length));
+}
 
 /** A Rating is answered even when the Evidence has nothing to rate: a Likelihood that it applies guards it. */
 export const unguardedRating: QuestionRule = (judgment) => {

@@ -34,8 +34,7 @@ export function evidenceShape(cls: Function): unknown {
   const evidence = (cls.prototype as { evidence?: unknown } | undefined)?.evidence;
   if (typeof evidence !== 'function') return null;
   const instance = new Proxy(Object.create(cls.prototype as object) as object, {
-    get: (target, property, receiver) =>
-      property in target ? Reflect.get(target, property, receiver) : shapeProbe(),
+    get: (target, property, receiver) => (property in target ? Reflect.get(target, property, receiver) : shapeProbe()),
   });
   try {
     const shape: unknown = evidence.call(instance);

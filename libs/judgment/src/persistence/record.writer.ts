@@ -18,6 +18,14 @@ export interface AttemptContext {
   readonly evidence: PreparedEvidence;
   readonly questionsFingerprint: string;
   readonly language: string | null;
+  /** Backticked Evidence paths the questions name that the Evidence does not have (noted on the record). */
+  readonly missingEvidencePaths?: readonly UnresolvedEvidencePath[];
+}
+
+/** A question key and the backticked Evidence path its text names that the Evidence does not have. */
+export interface UnresolvedEvidencePath {
+  readonly key: string;
+  readonly path: string;
 }
 
 /** Writes `judgment_assessments` rows. Knows nothing of Engines, events or logs. */
@@ -142,6 +150,15 @@ export class RecordWriter {
     };
   }
 
+  /** Notes the missing Evidence paths in `provenance_details.missingEvidencePaths` (no column of its own). */
+  private missingPathsColumn(
+    attempt: AttemptContext,
+    details: Record<string, unknown> | null,
+  ): Partial<AssessmentRecord> {
+    const paths = [...new Set((attempt.missingEvidencePaths ?? []).map((missing) => missing.path))];
+    return paths.length === 0 ? {} : { provenanceDetails: { ...details, missingEvidencePaths: paths } };
+  }
+
   private build(attempt: AttemptContext, columns: Partial<AssessmentRecord>): AssessmentRecord {
     const subject = this.subjectOf(attempt.judgment);
     return this.repository().create({
@@ -161,6 +178,7 @@ export class RecordWriter {
       failureMessage: null,
       cachedFromId: null,
       ...columns,
+      ...this.missingPathsColumn(attempt, columns.provenanceDetails ?? null),
     });
   }
 }

@@ -1,6 +1,7 @@
 // `judgment check` as a real process: the demo app (clean), a fixture app with one of each finding, an app with only
 // warnings, and apps that cannot start. No database, Redis or network is touched by the check itself.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, type Run, runBin } from './cli-process';
 
@@ -57,6 +58,14 @@ describe('judgment check', () => {
     expect(run.stdout).toContain('WARN [evidence-path] "tone" The question names `request.explanation`');
     expect(run.stdout).toContain('Fix: Show `request.explanation` in evidence()');
     expect(run.stdout).toContain('Checked 6 Judgments and 1 Decision: 4 failures, 6 warnings.');
+  });
+
+  it('the README shows output that this fixture prints', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const shown = /```text\n(misleading\n[\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(shown.split('\n').length).toBeGreaterThan(3);
+    const run = await runBin(['--app', `${FIXTURE}#CheckFixtureModule`, 'check'], {});
+    for (const line of shown.split('\n').filter((l) => l !== '')) expect(run.stdout).toContain(line);
   });
 
   it('warnings alone exit 0; the app started and logged them once on stderr', async () => {

@@ -46,12 +46,11 @@ export class JudgmentChecks {
   private checkJudgment(cls: Type<Judgment>): CheckFinding[] {
     const name = judgmentMetadata(cls).name;
     const findings = this.checkDefaultDecision(cls, name);
-    // questions() runs without a Subject: a Judgment is constructed with one, but its Questions must not depend on it.
-    const instance = Object.create(cls.prototype as object) as Judgment;
+    const instance = withoutSubject(cls);
     let read: ReadJudgment;
     try {
       const questions = readQuestions(name, instance.questions());
-      read = { name, questions, expanded: expandQuestions(name, questions), shape: evidenceShape(cls) };
+      read = { name, questions, expanded: expandQuestions(name, questions), shape: evidenceShape(instance) };
     } catch (error) {
       const declared = error instanceof JudgmentError;
       findings.push({
@@ -142,6 +141,19 @@ export class JudgmentChecks {
         ),
       ];
     }
+  }
+}
+
+/**
+ * A Judgment to read the Questions of, without a Subject: constructed with no arguments (so the defaults of its
+ * constructor and fields apply), or, when its constructor needs them, not constructed at all. Its Questions must not
+ * depend on the Subject; what does is reported as `unreadable-questions`.
+ */
+function withoutSubject(cls: Type<Judgment>): Judgment {
+  try {
+    return new cls();
+  } catch {
+    return Object.create(cls.prototype as object) as Judgment;
   }
 }
 

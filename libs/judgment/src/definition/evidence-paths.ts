@@ -26,18 +26,22 @@ export function evidencePathPresence(evidence: unknown, path: string): PathPrese
 }
 
 /**
- * The Evidence a Judgment class shows, read without a Subject: evidence() runs on an instance whose own properties
- * are probes (its methods stay real), so the object literal it returns gives the keys every Evidence of the class
- * has. Null when evidence() cannot run that way (it then can only be known at run time).
+ * The Evidence a Judgment shows, read without a Subject: evidence() runs on `judgment` (built without one) seen
+ * through a proxy that turns every missing property into a probe (its methods and set properties stay real), so the
+ * object literal it returns gives the keys every Evidence of the class has. Null when evidence() cannot run that way
+ * (the shape can then only be known at run time).
  */
-export function evidenceShape(cls: Function): unknown {
-  const evidence = (cls.prototype as { evidence?: unknown } | undefined)?.evidence;
+export function evidenceShape(judgment: object): unknown {
+  const evidence = (judgment as { evidence?: unknown }).evidence;
   if (typeof evidence !== 'function') return null;
-  const instance = new Proxy(Object.create(cls.prototype as object) as object, {
-    get: (target, property, receiver) => (property in target ? Reflect.get(target, property, receiver) : shapeProbe()),
+  const seen = new Proxy(judgment, {
+    get: (target, property, receiver) => {
+      const value: unknown = Reflect.get(target, property, receiver);
+      return value === undefined || value === null ? shapeProbe() : value;
+    },
   });
   try {
-    const shape: unknown = evidence.call(instance);
+    const shape: unknown = evidence.call(seen);
     return shape !== null && typeof shape === 'object' && !isShapeProbe(shape) ? shape : null;
   } catch {
     return null;

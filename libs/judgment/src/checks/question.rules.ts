@@ -1,6 +1,5 @@
 import type { CheckFinding } from '../errors';
-import { evidencePathPresence } from '../definition/evidence-paths';
-import { evidencePathsIn } from '../questions/question-text';
+import { unresolvedEvidencePaths } from '../definition/evidence-paths';
 import type { Question, QuestionMap } from '../questions/question';
 import { computationIn, negationIn } from './wording';
 
@@ -123,19 +122,15 @@ export const unguardedRating: QuestionRule = (judgment) => {
 /** A backticked path the Evidence's shape cannot have (known statically) is answered anyway. */
 export const missingEvidencePath: QuestionRule = (judgment) => {
   if (judgment.shape === null) return [];
-  return [...judgment.expanded].flatMap(([key, question]) =>
-    evidencePathsIn(question.text)
-      .filter((path) => evidencePathPresence(judgment.shape, path) === 'missing')
-      .map((path) =>
-        warning(
-          judgment,
-          'evidence-path',
-          key,
-          `The question names \`${path}\`, which the Evidence of ${judgment.name} does not have: the Engine answers ` +
-            'it anyway, from nothing.',
-          `Show \`${path}\` in evidence(), or name a path it has.`,
-        ),
-      ),
+  return unresolvedEvidencePaths(judgment.expanded, judgment.shape).map(({ key, path }) =>
+    warning(
+      judgment,
+      'evidence-path',
+      key,
+      `The question names \`${path}\`, which the Evidence of ${judgment.name} does not have: the Engine answers it ` +
+        'anyway, from nothing.',
+      `Show \`${path}\` in evidence(), or name a path it has.`,
+    ),
   );
 };
 

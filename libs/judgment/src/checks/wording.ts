@@ -37,7 +37,8 @@ export const WORDING: Readonly<Record<string, Wording>> = {
     computing: ['wie viele', 'zähle', 'anzahl', 'summe', 'berechne', 'durchschnitt', 'insgesamt'],
   },
   fr: {
-    negations: ['ne', 'pas', 'jamais', 'aucun', 'aucune', 'sans', 'rien', 'personne'],
+    // Not "personne": it is also "a person".
+    negations: ['ne', 'pas', 'jamais', 'aucun', 'aucune', 'sans', 'rien'],
     orNot: /\bou non\s*\??\s*$/u,
     computing: ['combien', 'compte les', 'nombre de', 'somme', 'calcule', 'moyenne', 'au total'],
   },

@@ -1,8 +1,31 @@
+import type { Question } from '../questions/question';
+import { evidencePathsIn } from '../questions/question-text';
 import { UntrustedText } from './evidence';
 import { isShapeProbe, shapeProbe } from './shape-probe';
 
 /** Whether a dotted path leads to a value: `present`, `missing`, or `unknown` (it passes through a run-time value). */
 export type PathPresence = 'present' | 'missing' | 'unknown';
+
+/** A question key and the backticked Evidence path its text names that the Evidence does not have. */
+export interface UnresolvedEvidencePath {
+  readonly key: string;
+  readonly path: string;
+}
+
+/**
+ * The backticked paths the Questions name (`` `request.explanation` ``) that `evidence` (prepared JSON, or a shape from
+ * `evidenceShape()`) cannot have, in question order.
+ */
+export function unresolvedEvidencePaths(
+  questions: ReadonlyMap<string, Question>,
+  evidence: unknown,
+): UnresolvedEvidencePath[] {
+  return [...questions].flatMap(([key, question]) =>
+    evidencePathsIn(question.text)
+      .filter((path) => evidencePathPresence(evidence, path) === 'missing')
+      .map((path) => ({ key, path })),
+  );
+}
 
 /**
  * Follows a dotted path (`request.explanation`, list indexes as numbers) through Evidence, prepared JSON or a shape

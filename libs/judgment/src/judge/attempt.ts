@@ -1,8 +1,7 @@
-import { type EvidenceMap, type PreparedEvidence, prepareEvidence } from '../definition/evidence';
-import { evidencePathPresence } from '../definition/evidence-paths';
+import { type EvidenceMap, prepareEvidence } from '../definition/evidence';
+import { type UnresolvedEvidencePath, unresolvedEvidencePaths } from '../definition/evidence-paths';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
-import type { AttemptContext, UnresolvedEvidencePath } from '../persistence/record.writer';
-import { evidencePathsIn } from '../questions/question-text';
+import type { AttemptContext } from '../persistence/record.writer';
 import { type Question, type QuestionMap, expandQuestions, readQuestions } from '../questions/question';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 
@@ -34,17 +33,8 @@ export function describeAttempt(judgment: Judgment): DescribedAttempt {
     expanded,
     evidenceMap,
     evidence,
-    missingEvidencePaths: missingPaths(expanded, evidence),
+    missingEvidencePaths: unresolvedEvidencePaths(expanded, evidence.json),
     questionsFingerprint: questionsFingerprint(questions),
     language: judgment.language?.() ?? null,
   };
-}
-
-/** The backticked paths the questions name (`` `request.explanation` ``) that the prepared Evidence does not have. */
-function missingPaths(expanded: ReadonlyMap<string, Question>, evidence: PreparedEvidence): UnresolvedEvidencePath[] {
-  return [...expanded].flatMap(([key, question]) =>
-    evidencePathsIn(question.text)
-      .filter((path) => evidencePathPresence(evidence.json, path) === 'missing')
-      .map((path) => ({ key, path })),
-  );
 }

@@ -3,6 +3,7 @@ import type { DataSource, Repository } from 'typeorm';
 import type { Assessment } from '../assessment/assessment';
 import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
+import type { UnresolvedEvidencePath } from '../definition/evidence-paths';
 import type { Judgment } from '../definition/judgment.decorator';
 import { JUDGMENT_DATA_SOURCE, JUDGMENT_EXTRAS, RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import { InvalidConfiguration } from '../errors';
@@ -20,12 +21,6 @@ export interface AttemptContext {
   readonly language: string | null;
   /** Backticked Evidence paths the questions name that the Evidence does not have (noted on the record). */
   readonly missingEvidencePaths?: readonly UnresolvedEvidencePath[];
-}
-
-/** A question key and the backticked Evidence path its text names that the Evidence does not have. */
-export interface UnresolvedEvidencePath {
-  readonly key: string;
-  readonly path: string;
 }
 
 /** Writes `judgment_assessments` rows. Knows nothing of Engines, events or logs. */

@@ -40,6 +40,8 @@ const LAYERS = [
   // (which reaches review/ for resolve).
   { name: 'records', folders: ['records/'] },
   { name: 'services', folders: ['queue/', 'calibration/'] },
+  // `judgment check`: reads every registered Judgment and Decision; run by the CLI and at startup.
+  { name: 'checks', folders: ['checks/'] },
   // The module wiring sits under the kits: JudgmentTestingModule builds on JudgmentModule.
   {
     name: 'wiring',

@@ -46,6 +46,7 @@ const DEFAULTS: JudgmentModuleOptions = {
   throwOnFailure: true,
   persistence: { enabled: true, required: true, evidence: true, retentionDays: 365 },
   log: true,
+  strictEvidencePaths: false,
   environment: undefined,
 };
 
@@ -72,6 +73,7 @@ const VARIABLES: Array<[string, string, string, unknown]> = [
   ['JUDGMENT_PERSIST_EVIDENCE', 'no', 'persistence.evidence', false],
   ['JUDGMENT_RETENTION_DAYS', '30', 'persistence.retentionDays', 30],
   ['JUDGMENT_LOG', 'false', 'log', false],
+  ['JUDGMENT_STRICT_EVIDENCE_PATHS', 'true', 'strictEvidencePaths', true],
 ];
 
 function read(env: Env, path: string): unknown {

@@ -37,6 +37,8 @@ export type { ResolutionPolicy } from './review/resolution-policy';
 export { Calibration, type CalibrationRunOptions } from './calibration/calibration.service';
 export { CalibrationReport } from './calibration/calibration.report';
 export { LabelledCase } from './calibration/labelled-case';
+export { JudgmentChecks } from './checks/judgment-checks.service';
+export type { CheckFinding, CheckReport, CheckSeverity } from './errors';
 
 // The errors an application may meet. Those only the testing kit throws are exported from `nestjs-judgment/testing`.
 export {
@@ -70,4 +72,6 @@ export {
   InvalidCalibration,
   InvalidRecordQuery,
   UnqueueableJudgment,
+  JudgmentCheckFailed,
+  MissingEvidencePath,
 } from './errors';

@@ -32,6 +32,7 @@ export function judgmentOptionsFromEnv(env: Env = process.env): JudgmentModuleOp
       retentionDays: read.retention('JUDGMENT_RETENTION_DAYS'),
     },
     log: read.boolean('JUDGMENT_LOG') ?? true,
+    strictEvidencePaths: read.boolean('JUDGMENT_STRICT_EVIDENCE_PATHS') ?? false,
     environment: read.string('NODE_ENV'),
   };
 }

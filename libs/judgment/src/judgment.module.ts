@@ -3,6 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { AssessmentCache } from './cache/assessment.cache';
 import { Calibration } from './calibration/calibration.service';
+import { JudgmentChecks } from './checks/judgment-checks.service';
 import { isDecision } from './decision/decision.decorator';
 import { judgmentMetadata } from './definition/judgment.decorator';
 import { JudgmentRegistry, isJudgmentClass } from './registry/judgment.registry';
@@ -69,6 +70,7 @@ const SERVICES: Provider[] = [
   JudgmentJobs,
   JudgmentEventsPublisher,
   JudgmentLogger,
+  JudgmentChecks,
   JudgmentStartupCheck,
   {
     provide: EngineManager,

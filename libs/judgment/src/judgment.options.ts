@@ -56,6 +56,12 @@ export interface JudgmentModuleOptions {
   calibration?: { concurrency?: number };
   /** The environment name; `production` refuses alias models. Default: NODE_ENV. */
   environment?: string;
+  /**
+   * Refuse a round (MissingEvidencePath, nothing asked) when a question's text names in backticks an Evidence path
+   * the prepared Evidence does not have. Default false: the round goes out, and one warning per Judgment and path is
+   * logged and each such attempt's record notes the path.
+   */
+  strictEvidencePaths?: boolean;
 }
 
 /** The persistence options with their defaults applied. */
@@ -75,6 +81,8 @@ export interface ResolvedJudgmentOptions {
   readonly throwOnFailure: boolean;
   readonly persistence: ResolvedPersistence;
   readonly log: boolean;
+  /** Refuse rounds whose questions name (in backticks) an Evidence path the Evidence does not have. */
+  readonly strictEvidencePaths: boolean;
   /** Checked when a Calibration run starts. */
   readonly calibrationConcurrency: unknown;
 }
@@ -93,6 +101,7 @@ export function resolveJudgmentOptions(options: JudgmentModuleOptions): Resolved
       retentionDays: p.retentionDays === undefined ? DEFAULT_RETENTION_DAYS : p.retentionDays,
     }),
     log: options.log !== false,
+    strictEvidencePaths: options.strictEvidencePaths === true,
     calibrationConcurrency: options.calibration?.concurrency ?? DEFAULT_CALIBRATION_CONCURRENCY,
   });
 }

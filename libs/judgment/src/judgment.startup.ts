@@ -1,19 +1,26 @@
-import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { JudgmentChecks } from './checks/judgment-checks.service';
 import { judgmentMetadata } from './definition/judgment.decorator';
+import { describeFinding, JudgmentCheckFailed } from './errors';
 import { JudgmentRegistry } from './registry/judgment.registry';
 import { AnswerSource } from './judge/answer-source';
 import { RecordWriter } from './persistence/record.writer';
 
 /**
  * Surfaces configuration errors at startup: the default connection and the connections named by registered
- * Judgments must build, and persistence needs a DataSource.
+ * Judgments must build, persistence needs a DataSource, and what `judgment check` fails on (declaration limits,
+ * Decisions, what a connection cannot ask, default Decisions) refuses the start. Its warnings are logged once.
  */
 @Injectable()
 export class JudgmentStartupCheck implements OnApplicationBootstrap {
+  // Written even when `log` is false: it warns about the app's declarations, like an error would.
+  private readonly logger = new Logger('Judgment');
+
   constructor(
     private readonly answers: AnswerSource,
     private readonly registry: JudgmentRegistry,
     private readonly rows: RecordWriter,
+    private readonly checks: JudgmentChecks,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -23,5 +30,13 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
       .filter((name): name is string => name !== null);
     this.answers.validate(named);
     if (this.rows.persistence.enabled) this.rows.repository();
+    const report = this.checks.run();
+    if (report.failures > 0) throw new JudgmentCheckFailed(report);
+    if (report.warnings > 0) {
+      this.logger.warn({
+        message: `judgment check: ${report.warnings} Question${report.warnings === 1 ? '' : 's'} may mislead; run \`judgment check\` for the fixes.`,
+        warnings: report.findings.map(describeFinding),
+      });
+    }
   }
 }

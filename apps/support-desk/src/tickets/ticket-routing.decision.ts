@@ -16,14 +16,14 @@ const TEAMS: Record<Department, TicketOutcome> = {
   [Department.Account]: TicketOutcome.Account,
 };
 
-/** Routes a ticket to the team the Engine picked, unless no team fits, the answer is split or it looks critical. */
+/** Routes a ticket to the team the Engine picked, unless no team fits, the answer is split or a described problem looks critical. */
 @Decision({ outcomes: TicketOutcome, review: [TicketOutcome.Triage], version: '1', outcomeType: 'TicketOutcome' })
 export class TicketRoutingDecision implements Decision<TicketRouting, TicketOutcome> {
   decide(assessment: Assessment<TicketRouting>): TicketOutcome {
     const department = assessment.classification('department');
     const team = department.label;
     const split = department.confidence < 0.25;
-    const critical = assessment.rating('severity').above(2.5);
+    const critical = assessment.likelihood('problem').above(0.5) && assessment.rating('severity').above(2.5);
     if (team === null) return TicketOutcome.Triage;
     if (split) return TicketOutcome.Triage;
     if (critical) return TicketOutcome.Triage;

@@ -1,4 +1,4 @@
-import { Classification, Evidence, Judgment, Rating } from 'nestjs-judgment';
+import { Classification, Evidence, Judgment, Likelihood, Rating } from 'nestjs-judgment';
 import { TicketRoutingDecision } from './ticket-routing.decision';
 import { Department } from './department';
 import { Ticket } from './ticket.entity';
@@ -21,6 +21,8 @@ export class TicketRouting implements Judgment {
       [Department.Account]: 'Sign-in, passwords, profile and account access',
     };
     return {
+      // Guards the Rating: a ticket without a problem still gets a severity, so the Decision reads it only when likely.
+      problem: Likelihood.that('Does the customer describe a problem they need help with?'),
       department: Classification.of('Which team should handle the request in ticket.body?', departments).orNone(),
       severity: Rating.of('How severe is the problem the customer describes?', [
         'Cosmetic',

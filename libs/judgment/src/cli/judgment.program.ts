@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { CliContext } from './cli.context';
+import { addCheckCommand } from './check.command';
 import { addEvalCommand } from './eval.command';
 import { addMakeDecisionCommand } from './make-decision.command';
 import { addMakeJudgmentCommand } from './make-judgment.command';
@@ -7,7 +8,7 @@ import { addPruneCommand } from './prune.command';
 import { addStatusCommand } from './status.command';
 
 /**
- * The `judgment` commands (`eval`, `status`, `make:judgment`, `make:decision`, `prune`) as a commander program. The
+ * The `judgment` commands (`eval`, `status`, `check`, `make:judgment`, `make:decision`, `prune`) as a commander program. The
  * commands that need the app boot it through `context`; the generators never do.
  */
 export function judgmentProgram(context: CliContext): Command {
@@ -17,6 +18,7 @@ export function judgmentProgram(context: CliContext): Command {
     .exitOverride();
   addEvalCommand(program, context);
   addStatusCommand(program, context);
+  addCheckCommand(program, context);
   addMakeJudgmentCommand(program);
   addMakeDecisionCommand(program);
   addPruneCommand(program, context);

@@ -1,5 +1,6 @@
 import { InvalidEvidence } from '../errors';
 import { fingerprint } from '../fingerprint/fingerprint';
+import { isShapeProbe } from './shape-probe';
 
 /** End-user text inside the Evidence: the Engine is told to treat it as a claim, never as instructions. */
 export class UntrustedText {
@@ -22,6 +23,8 @@ export type EvidenceMap = { [key: string]: unknown };
 export const Evidence = {
   /** Marks end-user text (a complaint, an explanation, a post): it stays at its path and is fenced for the Engine. */
   untrusted(text: string): UntrustedText {
+    // While `judgment check` reads the Evidence's shape, the text is not known yet: the path still holds a text.
+    if (isShapeProbe(text)) return new UntrustedText('');
     if (typeof text !== 'string') {
       throw new InvalidEvidence(
         null,

@@ -1,5 +1,6 @@
 import type { Provenance } from '../assessment/provenance';
 import { EngineBudgetExhausted } from '../errors';
+import type { Question } from '../questions/question';
 import type { Engine, EngineRequest, EngineResponse } from './engine.interface';
 
 /** Input tokens spent per connection in this process, and the model that answered last. */
@@ -55,6 +56,11 @@ export class MeteredEngine implements Engine {
 
   model(): string {
     return this.engine.model();
+  }
+
+  /** The driver's refusals (none when the driver declares no `refusals`). */
+  refusals(questions: ReadonlyMap<string, Question>): readonly string[] {
+    return this.engine.refusals?.(questions) ?? [];
   }
 
   async answer(request: EngineRequest): Promise<EngineResponse> {

@@ -7,4 +7,5 @@ export * from './configuration.errors';
 export * from './queue.errors';
 export * from './generator.errors';
 export * from './testing.errors';
+export * from './check.errors';
 export { MissingPeerDependency, type PeerProblem } from './peer.errors';

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Assessment } from '../assessment/assessment';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { Engine } from '../engines/engine.interface';
+import type { Question } from '../questions/question';
 import { EngineManager } from '../engines/engine.manager';
 import type { RecordLink } from '../recording/record-link';
 
@@ -30,6 +31,14 @@ export abstract class AnswerSource {
   /** Builds the default connection and the named ones now, so configuration errors surface at startup. */
   abstract validate(connections: readonly string[]): void;
 
+  /**
+   * What `connection` cannot ask among these Questions, one sentence each (its driver's `refusals`), without any
+   * network call; what startup and `judgment check` fail on. Scripted answers refuse nothing.
+   */
+  refusals(_connection: string, _questions: ReadonlyMap<string, Question>): readonly string[] {
+    return [];
+  }
+
   /** Told of each Judgment `judge.dispatch()` is given, before it is queued or run inline. */
   dispatching(_judgment: Judgment): void {}
 
@@ -50,5 +59,9 @@ export class ConnectionAnswers extends AnswerSource {
 
   validate(connections: readonly string[]): void {
     this.engines.validate([this.engines.defaultConnectionName(), ...connections]);
+  }
+
+  override refusals(connection: string, questions: ReadonlyMap<string, Question>): readonly string[] {
+    return this.engines.connection(connection).refusals?.(questions) ?? [];
   }
 }

@@ -1,4 +1,5 @@
 import { type EvidenceMap, prepareEvidence } from '../definition/evidence';
+import { type UnresolvedEvidencePath, unresolvedEvidencePaths } from '../definition/evidence-paths';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
 import type { AttemptContext } from '../persistence/record.writer';
 import { type Question, type QuestionMap, expandQuestions, readQuestions } from '../questions/question';
@@ -11,24 +12,28 @@ export interface DescribedAttempt extends AttemptContext {
   readonly expanded: ReadonlyMap<string, Question>;
   /** The Evidence as the Judgment returned it (UntrustedText at its paths). */
   readonly evidenceMap: EvidenceMap;
+  readonly missingEvidencePaths: readonly UnresolvedEvidencePath[];
 }
 
 /**
  * Reads a Judgment's questions() then evidence() once, validating both (declaration errors, set-key collisions and
- * un-encodable Evidence surface here, before any Engine could be asked).
+ * un-encodable Evidence surface here, before any Engine could be asked), and finds the backticked Evidence paths the
+ * questions name that the Evidence does not have.
  */
 export function describeAttempt(judgment: Judgment): DescribedAttempt {
   const name = judgmentName(judgment);
   const questions = readQuestions(name, judgment.questions());
   const expanded = expandQuestions(name, questions);
   const evidenceMap = judgment.evidence();
+  const evidence = prepareEvidence(evidenceMap);
   return {
     name,
     judgment,
     questions,
     expanded,
     evidenceMap,
-    evidence: prepareEvidence(evidenceMap),
+    evidence,
+    missingEvidencePaths: unresolvedEvidencePaths(expanded, evidence.json),
     questionsFingerprint: questionsFingerprint(questions),
     language: judgment.language?.() ?? null,
   };

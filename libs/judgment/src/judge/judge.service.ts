@@ -17,6 +17,7 @@ import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cach
 import { AnswerSource, type ChosenEngine } from './answer-source';
 import { readAnswers } from './ask';
 import { type DescribedAttempt, describeAttempt } from './attempt';
+import { EvidencePathWarnings } from './evidence-paths';
 import {
   type AssessResult,
   type Attempter,
@@ -42,6 +43,7 @@ interface Attempt extends DescribedAttempt {
 @Injectable()
 export class Judge implements Attempter {
   private readonly throwOnFailure: boolean;
+  private readonly evidencePaths: EvidencePathWarnings;
 
   constructor(
     @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
@@ -55,6 +57,7 @@ export class Judge implements Attempter {
     @Inject(JUDGMENT_DISPATCH) private readonly dispatcher: DispatchStrategy,
   ) {
     this.throwOnFailure = options.throwOnFailure;
+    this.evidencePaths = new EvidencePathWarnings(options.strictEvidencePaths, logger);
   }
 
   /**
@@ -137,6 +140,7 @@ export class Judge implements Attempter {
 
   private prepare(judgment: Judgment): Attempt {
     const described = describeAttempt(judgment);
+    this.evidencePaths.check(described);
     const metadata = judgmentMetadata(judgment.constructor);
     const connection = judgment.engine?.() ?? metadata.engine ?? this.engines.defaultConnectionName();
     return {

@@ -3,6 +3,7 @@ import type { DataSource, Repository } from 'typeorm';
 import type { Assessment } from '../assessment/assessment';
 import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
+import type { UnresolvedEvidencePath } from '../definition/evidence-paths';
 import type { Judgment } from '../definition/judgment.decorator';
 import { JUDGMENT_DATA_SOURCE, JUDGMENT_EXTRAS, RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import { InvalidConfiguration } from '../errors';
@@ -18,6 +19,8 @@ export interface AttemptContext {
   readonly evidence: PreparedEvidence;
   readonly questionsFingerprint: string;
   readonly language: string | null;
+  /** Backticked Evidence paths the questions name that the Evidence does not have (noted on the record). */
+  readonly missingEvidencePaths?: readonly UnresolvedEvidencePath[];
 }
 
 /** Writes `judgment_assessments` rows. Knows nothing of Engines, events or logs. */
@@ -142,6 +145,15 @@ export class RecordWriter {
     };
   }
 
+  /** Notes the missing Evidence paths in `provenance_details.missingEvidencePaths` (no column of its own). */
+  private missingPathsColumn(
+    attempt: AttemptContext,
+    details: Record<string, unknown> | null,
+  ): Partial<AssessmentRecord> {
+    const paths = [...new Set((attempt.missingEvidencePaths ?? []).map((missing) => missing.path))];
+    return paths.length === 0 ? {} : { provenanceDetails: { ...details, missingEvidencePaths: paths } };
+  }
+
   private build(attempt: AttemptContext, columns: Partial<AssessmentRecord>): AssessmentRecord {
     const subject = this.subjectOf(attempt.judgment);
     return this.repository().create({
@@ -161,6 +173,7 @@ export class RecordWriter {
       failureMessage: null,
       cachedFromId: null,
       ...columns,
+      ...this.missingPathsColumn(attempt, columns.provenanceDetails ?? null),
     });
   }
 }

@@ -18,3 +18,14 @@ export function describe(value: unknown): string {
   if (typeof value === 'object') return `a ${value.constructor?.name ?? 'plain'} object`;
   return `${typeof value} ${String(value)}`;
 }
+
+// A backticked dotted path: identifier-like segments (list indexes as numbers), e.g. `request.explanation`.
+const BACKTICKED_PATH = /`([A-Za-z_$][\w$-]*(?:\.[\w$-]+)*)`/g;
+
+/**
+ * The Evidence paths a question's text names in backticks (`` `request.explanation` ``), in order, without repeats.
+ * Only backticked paths count: plain words are never read as paths.
+ */
+export function evidencePathsIn(text: string): string[] {
+  return [...new Set([...text.matchAll(BACKTICKED_PATH)].map((match) => match[1]))];
+}

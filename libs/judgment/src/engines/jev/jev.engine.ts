@@ -123,19 +123,27 @@ export class JevEngine implements Engine {
     };
   }
 
-  /** Refuses, before asking, a Classification with more options than the connection accepts. */
-  private checkLabels(questions: ReadonlyMap<string, Question>): void {
+  /** Classifications with more options than the connection accepts (`maxLabels`, e.g. Laya's 20). No network. */
+  refusals(questions: ReadonlyMap<string, Question>): string[] {
     const limit = this.settings.maxLabels;
-    if (limit === null) return;
+    if (limit === null) return [];
+    const refusals: string[] = [];
     for (const [key, question] of questions) {
       if (question.kind === 'classification' && question.options().length > limit) {
-        throw new EngineRejectedRequest(
+        refusals.push(
           `The Engine connection "${this.settings.connection}" answers Classifications of at most ${limit} options, ` +
             `but "${key}" offers ${question.options().length}. Narrow its labels, or ask it on another connection ` +
             `(engines.${this.settings.connection}.maxLabels sets the limit).`,
         );
       }
     }
+    return refusals;
+  }
+
+  /** Refuses, before asking, what the connection cannot ask (see `refusals`). */
+  private checkLabels(questions: ReadonlyMap<string, Question>): void {
+    const [refusal] = this.refusals(questions);
+    if (refusal !== undefined) throw new EngineRejectedRequest(refusal);
   }
 
   /** Posts the body, retrying 429/529 answers; returns the last response and how many requests were sent. */

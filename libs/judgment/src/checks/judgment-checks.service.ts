@@ -1,0 +1,170 @@
+import { Injectable, type Type } from '@nestjs/common';
+import { decisionMetadata, isDecision } from '../decision/decision.decorator';
+import { decisionThresholds } from '../decision/thresholds';
+import { evidenceShape } from '../definition/evidence-paths';
+import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
+import { EngineManager } from '../engines/engine.manager';
+import { type CheckFinding, type CheckReport, JudgmentError } from '../errors';
+import { AnswerSource } from '../judge/answer-source';
+import { expandQuestions, readQuestions } from '../questions/question';
+import { Recorder } from '../recording/recorder';
+import { JudgmentRegistry } from '../registry/judgment.registry';
+import { QUESTION_RULES, type ReadJudgment } from './question.rules';
+
+/**
+ * The rules of `judgment check`, run at startup too: failures (what would fail when asked or decided: declaration
+ * limits, Decisions, connections, default Decisions) and warnings (Questions that run but mislead). No network, no
+ * Engine round; every registered Judgment and Decision is read, and every finding is collected.
+ */
+@Injectable()
+export class JudgmentChecks {
+  constructor(
+    private readonly registry: JudgmentRegistry,
+    private readonly engines: EngineManager,
+    private readonly answers: AnswerSource,
+    private readonly recorder: Recorder,
+  ) {}
+
+  /** Checks every registered Judgment and Decision. */
+  run(): CheckReport {
+    const findings: CheckFinding[] = [];
+    const judgments = this.registry.judgments();
+    const decisions = this.registry.decisions();
+    for (const cls of judgments) findings.push(...this.checkJudgment(cls));
+    for (const cls of decisions) findings.push(...this.checkDecision(cls));
+    findings.sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'failure' ? -1 : 1));
+    const failures = findings.filter((finding) => finding.severity === 'failure').length;
+    return {
+      judgments: judgments.map((cls) => judgmentMetadata(cls).name),
+      decisions: decisions.map((cls) => decisionMetadata(cls).name),
+      failures,
+      warnings: findings.length - failures,
+      findings,
+    };
+  }
+
+  private checkJudgment(cls: Type<Judgment>): CheckFinding[] {
+    const name = judgmentMetadata(cls).name;
+    const findings = this.checkDefaultDecision(cls, name);
+    const instance = withoutSubject(cls);
+    let read: ReadJudgment;
+    try {
+      const questions = readQuestions(name, instance.questions());
+      read = { name, questions, expanded: expandQuestions(name, questions), shape: evidenceShape(instance) };
+    } catch (error) {
+      const declared = error instanceof JudgmentError;
+      findings.push({
+        severity: declared ? 'failure' : 'warning',
+        rule: declared ? 'questions' : 'unreadable-questions',
+        judgment: name,
+        decision: null,
+        key: null,
+        problem: declared
+          ? (error as Error).message
+          : `questions() could not be read without a Subject (${String((error as Error)?.message ?? error)}), so ` +
+            'its Questions were not checked.',
+        fix: declared
+          ? 'Fix the declaration in questions(); the message says what the package accepts.'
+          : 'Declare the same Questions for every Subject (move what depends on the Subject into evidence()).',
+      });
+      return findings;
+    }
+    findings.push(...this.checkConnection(cls, read));
+    for (const rule of QUESTION_RULES) findings.push(...rule(read));
+    return findings;
+  }
+
+  /** The default Decision must be a @Decision() class: the queue's decide job (and outcome()) decide with it. */
+  private checkDefaultDecision(cls: Type<Judgment>, name: string): CheckFinding[] {
+    let decision: Function | null;
+    try {
+      decision = judgmentMetadata(cls).decision;
+    } catch (error) {
+      return [defaultDecisionFailure(name, `its decision thunk throws (${(error as Error)?.message ?? error}).`)];
+    }
+    if (decision === null || isDecision(decision)) return [];
+    const named = typeof decision === 'function' && decision.name ? decision.name : String(decision);
+    return [defaultDecisionFailure(name, `it names ${named}, which is not declared with @Decision().`)];
+  }
+
+  /** What the Judgment's connection cannot ask, as its driver says (no network). */
+  private checkConnection(cls: Type<Judgment>, read: ReadJudgment): CheckFinding[] {
+    const failure = (problem: string, fix: string): CheckFinding => ({
+      severity: 'failure',
+      rule: 'connection',
+      judgment: read.name,
+      decision: null,
+      key: null,
+      problem,
+      fix,
+    });
+    let connection = '(default)';
+    try {
+      connection = judgmentMetadata(cls).engine ?? this.engines.defaultConnectionName();
+      return this.answers
+        .refusals(connection, read.expanded)
+        .map((refusal) => failure(refusal, `Ask ${read.name} on a connection that can, or change the Questions.`));
+    } catch (error) {
+      return [
+        failure(
+          `The Engine connection "${connection}" it is asked on cannot be built: ${(error as Error).message}`,
+          'Configure the connection, or name another one in @Judgment({ engine }).',
+        ),
+      ];
+    }
+  }
+
+  /** A registered Decision must be usable: a decide() method and well-formed thresholds. */
+  private checkDecision(cls: Type<unknown>): CheckFinding[] {
+    const name = decisionMetadata(cls).name;
+    const failure = (problem: string, fix: string): CheckFinding => ({
+      severity: 'failure',
+      rule: 'decision',
+      judgment: null,
+      decision: name,
+      key: null,
+      problem,
+      fix,
+    });
+    try {
+      const decision = this.recorder.decisionOf(cls as never) as object;
+      if (typeof (decision as { decide?: unknown }).decide !== 'function') {
+        return [failure(`${name} has no decide() method.`, 'Add decide(assessment, judgment) returning an Outcome.')];
+      }
+      decisionThresholds(decision);
+      return [];
+    } catch (error) {
+      return [
+        failure(
+          (error as Error).message,
+          'Declare thresholds as a plain object of finite numbers read by decide(), e.g. { reject: 0.65 }.',
+        ),
+      ];
+    }
+  }
+}
+
+/**
+ * A Judgment to read the Questions of, without a Subject: constructed with no arguments (so the defaults of its
+ * constructor and fields apply), or, when its constructor needs them, not constructed at all. Its Questions must not
+ * depend on the Subject; what does is reported as `unreadable-questions`.
+ */
+function withoutSubject(cls: Type<Judgment>): Judgment {
+  try {
+    return new cls();
+  } catch {
+    return Object.create(cls.prototype as object) as Judgment;
+  }
+}
+
+function defaultDecisionFailure(judgment: string, why: string): CheckFinding {
+  return {
+    severity: 'failure',
+    rule: 'default-decision',
+    judgment,
+    decision: null,
+    key: null,
+    problem: `The default Decision of ${judgment} cannot be used: ${why} outcome() and the queue's decide job would fail.`,
+    fix: 'Set @Judgment({ decision: () => YourDecision }) to a class declared with @Decision({ outcomes }).',
+  };
+}

@@ -1,9 +1,11 @@
 import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { WorkerHost } from '@nestjs/bullmq';
 import type { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
-import { type Job, type Queue, UnrecoverableError } from 'bullmq';
+import { type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
+import { withLimitMode } from '../engines/limits/limit-context';
 import type { Outcome } from '../definition/outcome';
 import {
+  EngineRateLimitDeferred,
   NoDefaultDecision,
   SubjectNotFound,
   UnknownDecision,
@@ -77,6 +79,7 @@ export class AssessProcessor extends JudgmentWorkerHost {
     start: WorkerStart,
     private readonly decideQueue: Queue,
     private readonly judge: Judge,
+    private readonly assessQueue: Queue,
   ) {
     super(options, jobs, logger, start);
   }
@@ -88,12 +91,27 @@ export class AssessProcessor extends JudgmentWorkerHost {
       return { kind: 'recorded', record: checkpoint.record };
     }
     const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
-    const step = await this.jobs.assess(this.judge, judgment);
+    const step = await this.assessWithinLimits(judgment);
     if (step.kind === 'recorded') {
       await job.updateProgress({ record: step.record } satisfies AssessCheckpoint);
       await this.chainDecide(job, step.record);
     }
     return step;
+  }
+
+  /**
+   * Assesses with the connection's rate limits deferred to the queue: when the limit (or the Engine's 429) refuses
+   * the call, the whole queue pauses for the time given (BullMQ's manual rate limit) and the job goes back to wait
+   * without counting as an attempt.
+   */
+  private async assessWithinLimits(judgment: Awaited<ReturnType<JudgmentJobs['judgment']>>): Promise<AssessStep> {
+    try {
+      return await withLimitMode({ defer: true }, () => this.jobs.assess(this.judge, judgment));
+    } catch (error) {
+      if (!(error instanceof EngineRateLimitDeferred)) throw error;
+      await this.assessQueue.rateLimit(error.retryAfterMs);
+      throw Worker.RateLimitError();
+    }
   }
 
   private async chainDecide(job: Job<AssessJobData>, record: number): Promise<void> {

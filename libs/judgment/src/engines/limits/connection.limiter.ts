@@ -37,6 +37,8 @@ export class ConnectionLimiter {
   private readonly requests: Counter | null;
   private readonly tokens: Counter | null;
   private readonly bulk: Counter | null;
+  /** Share of each window bulk calls may use. */
+  readonly bulkShare: number;
 
   constructor(
     readonly connection: string,
@@ -44,6 +46,7 @@ export class ConnectionLimiter {
     private readonly limiter: ResolvedLimiter,
     readonly store: LimitStore,
   ) {
+    this.bulkShare = limiter.bulkShare;
     this.requests = this.counter('requests', limits.requestsPerWindow);
     this.tokens = this.counter('tokens', limits.tokensPerWindow);
     const share = limits.requestsPerWindow === null ? null : Math.floor(limits.requestsPerWindow * limiter.bulkShare);

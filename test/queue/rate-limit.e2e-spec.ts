@@ -31,6 +31,9 @@ import {
   waitForProgress,
 } from './queue.fixtures';
 import { REDIS, clearPrefix } from '../support/redis';
+import { EngineManager } from '../../libs/judgment/src/engines/engine.manager';
+import { JUDGMENT_MODULE_OPTIONS } from '../../libs/judgment/src/judgment.constants';
+import { statusReport } from '../../libs/judgment/src/cli/status.command';
 
 const DATABASE = 'judgment_rate_e2e';
 jest.setTimeout(120_000);
@@ -113,7 +116,12 @@ function decisionRequests() {
 }
 
 /** Dispatches `count` Moderation Judgments from an app that runs no workers; returns the assess queue to inspect. */
-async function dispatchFromProducer(prefix: string, count: number, limits: object | undefined): Promise<Queue> {
+async function dispatchFromProducer(
+  prefix: string,
+  count: number,
+  limits: object | undefined,
+  priority?: number,
+): Promise<Queue> {
   const producer = await startQueueApp({
     database: DATABASE,
     prefix,
@@ -125,7 +133,9 @@ async function dispatchFromProducer(prefix: string, count: number, limits: objec
   const assess = inspectQueue('judgment-assess', prefix);
   queues.push(assess);
   const judge = producer.get(Judge);
-  await Promise.all(Array.from({ length: count }, (_, n) => judge.dispatch(new Moderation(`Post ${n} [[toxic=0.2]]`))));
+  await Promise.all(
+    Array.from({ length: count }, (_, n) => judge.dispatch(new Moderation(`Post ${n} [[toxic=0.2]]`), { priority })),
+  );
   return assess;
 }
 
@@ -136,6 +146,23 @@ it('two worker processes together send no more than the connection allows per wi
   // 10 requests per 2-second window. Each process alone would allow 10 per window, so two would finish twice as fast.
   const limits = { requestsPerMinute: 300, windowSeconds: 2 };
   const assess = await dispatchFromProducer(prefix, 40, limits);
+  // `judgment status` shows the limits counted on Redis, the backlog and how long it takes to drain at the limit.
+  const producer = apps[0];
+  const status = await statusReport(producer.get(EngineManager), producer.get(JUDGMENT_MODULE_OPTIONS), assess);
+  expect(status.connections[0].limits).toEqual({
+    requestsPerMinute: 300,
+    tokensPerMinute: null,
+    windowSeconds: 2,
+    store: 'redis',
+  });
+  expect(status.queue).toEqual({
+    name: 'judgment-assess',
+    waiting: 40,
+    delayed: 0,
+    active: 0,
+    rateLimit: { max: 10, durationMs: 2000 },
+    drainSeconds: 8,
+  });
   await Promise.all([spawnWorker(prefix, 'worker-a', limits), spawnWorker(prefix, 'worker-b', limits)]);
 
   await waitForProgress('40 assess jobs to complete', () => assess.getCompletedCount(), 40, 15_000);
@@ -170,6 +197,25 @@ it("an Engine's 429 pauses the whole queue for its retry-after; the job is not f
   const records = await db.getRepository(AssessmentRecord).find({ where: { judgment: 'queue-moderation' } });
   expect(records.filter((record) => record.failureType !== null)).toHaveLength(0);
   expect(records).toHaveLength(15);
+});
+
+it('live dispatches run before bulk ones (BullMQ priority) within the same limit', async () => {
+  sim = new JevSimulator({ apiKey: API_KEY });
+  await sim.start();
+  const prefix = newPrefix();
+  const limits = { requestsPerMinute: 150, windowSeconds: 2 }; // 5 per 2-second window
+  const assess = await dispatchFromProducer(prefix, 20, limits, 10);
+  const judge = apps[0].get(Judge);
+  const live = await Promise.all(
+    Array.from({ length: 5 }, (_, n) => judge.dispatch(new Moderation(`Live ${n} [[toxic=0.9]]`))),
+  );
+  await Promise.all([spawnWorker(prefix, 'worker-a', limits), spawnWorker(prefix, 'worker-b', limits)]);
+  await waitForProgress('25 assess jobs to complete', () => assess.getCompletedCount(), 25, 15_000);
+  const order = decisionRequests().map((request) => JSON.stringify(request.body));
+  // The five live Judgments were asked first, although dispatched after the twenty bulk ones.
+  const firstFive = order.slice(0, 5).filter((body) => body.includes('Live '));
+  expect(firstFive).toHaveLength(5);
+  expect(live).toHaveLength(5);
 });
 
 /** An app without the queue whose limits are counted on the test's Redis, as another process would count them. */

@@ -25,7 +25,7 @@ describe('JevSimulator per-key limits', () => {
     expect((await ask(url, 'a')).status).toBe(200);
     const refused = await ask(url, 'a');
     expect(refused.status).toBe(429);
-    expect((await refused.json()).detail.error_type).toBe('rate_limit_error');
+    expect(((await refused.json()) as { detail: { error_type: string } }).detail.error_type).toBe('rate_limit_error');
     const ms = Number(refused.headers.get('retry-after-ms'));
     expect(ms).toBeGreaterThan(4_000);
     expect(ms).toBeLessThanOrEqual(5_000);

@@ -166,4 +166,10 @@ export interface JudgmentQueueOptions {
   runWorkers?: boolean;
   /** Further BullMQ worker settings (lock duration, stalled-job checks, rate limiter). */
   workerOptions?: JudgmentWorkerOptions;
+  /**
+   * On a rate-limit refusal in an assess job (the connection's `limits`, or the Engine's 429), pause the whole queue
+   * for the time given and put the job back without counting an attempt (default true). False lets the driver retry
+   * in the job, as it does inline (holding the worker's slot while it waits).
+   */
+  pauseOnRateLimit?: boolean;
 }

@@ -105,6 +105,7 @@ export class AssessProcessor extends JudgmentWorkerHost {
    * without counting as an attempt.
    */
   private async assessWithinLimits(judgment: Awaited<ReturnType<JudgmentJobs['judgment']>>): Promise<AssessStep> {
+    if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment);
     try {
       return await withLimitMode({ defer: true }, () => this.jobs.assess(this.judge, judgment));
     } catch (error) {

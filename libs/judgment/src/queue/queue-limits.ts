@@ -2,6 +2,7 @@ import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/comm
 import type { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import type { EngineManager } from '../engines/engine.manager';
+import { queueWindowMs } from '../engines/limits/connection-limits';
 import type { JudgmentModuleOptions } from '../judgment.options';
 
 /**
@@ -46,7 +47,7 @@ export class AssessQueueLimit implements OnApplicationBootstrap {
       return; // A misconfigured default connection is the startup check's to report.
     }
     if (limits?.requestsPerWindow) {
-      await this.assessQueue.setGlobalRateLimit(limits.requestsPerWindow, limits.windowSeconds * 1000);
+      await this.assessQueue.setGlobalRateLimit(limits.requestsPerWindow, queueWindowMs(limits));
     } else {
       await this.assessQueue.removeGlobalRateLimit();
     }

@@ -21,6 +21,16 @@ export interface ResolvedLimits {
   readonly tokensPerWindow: number | null;
 }
 
+/**
+ * Milliseconds of the assess queue's rate-limit window: the connection's window plus a margin (2 %, at least 200 ms).
+ * The Engine starts its window when our first request arrives, a network trip after we counted it; a window exactly
+ * as long as the Engine's would, after a few windows, send a burst just before the Engine's window ends.
+ */
+export function queueWindowMs(limits: ResolvedLimits): number {
+  const windowMs = limits.windowSeconds * 1000;
+  return windowMs + Math.max(200, Math.round(windowMs * 0.02));
+}
+
 /** The limiter options, checked and defaulted. */
 export interface ResolvedLimiter {
   readonly redis: object | null;

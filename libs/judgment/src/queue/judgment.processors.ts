@@ -110,7 +110,8 @@ export class AssessProcessor extends JudgmentWorkerHost {
       return await withLimitMode({ defer: true }, () => this.jobs.assess(this.judge, judgment));
     } catch (error) {
       if (!(error instanceof EngineRateLimitDeferred)) throw error;
-      await this.assessQueue.rateLimit(error.retryAfterMs);
+      // Never 0: a 429 saying `retry-after: 0` would otherwise send every worker straight back to the Engine.
+      await this.assessQueue.rateLimit(Math.max(MIN_RATE_LIMIT_PAUSE_MS, error.retryAfterMs));
       throw Worker.RateLimitError();
     }
   }
@@ -139,6 +140,9 @@ export class DecideProcessor extends JudgmentWorkerHost {
     return { record: job.data.record, outcome };
   }
 }
+
+/** The shortest pause of the queue after a rate-limit refusal. */
+const MIN_RATE_LIMIT_PAUSE_MS = 250;
 
 type ErrorClass = new (...args: any[]) => Error;
 

@@ -27,6 +27,8 @@ export interface TokenReservation {
 }
 
 const KEY = 'count';
+/** Milliseconds before a window's end within which a refused consume is not given back. */
+const REWARD_MARGIN_MS = 100;
 
 /**
  * One connection's requests and input tokens per window, counted with rate-limiter-flexible on Redis (shared by every
@@ -125,8 +127,9 @@ export class ConnectionLimiter {
         taken.push([counter, points]);
       } catch (refusal) {
         if (!(refusal instanceof RateLimiterRes)) throw refusal;
-        // A refused consume is still counted by the limiter: give it back, with whatever this call took before.
-        taken.push([counter, points]);
+        // A refused consume is still counted by the limiter: give it back, with whatever this call took before —
+        // unless its window is about to end, where the give-back could land in the next window as extra room.
+        if (refusal.msBeforeNext > REWARD_MARGIN_MS) taken.push([counter, points]);
         await Promise.all(taken.map(([owner, count]) => owner.limiter.reward(KEY, count)));
         return Math.max(1, refusal.msBeforeNext);
       }

@@ -3,6 +3,7 @@ import { WorkerHost } from '@nestjs/bullmq';
 import type { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
 import { type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
 import { withLimitMode } from '../engines/limits/limit-context';
+import type { Judgment } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
 import {
   EngineRateLimitDeferred,
@@ -104,7 +105,7 @@ export class AssessProcessor extends JudgmentWorkerHost {
    * the call, the whole queue pauses for the time given (BullMQ's manual rate limit) and the job goes back to wait
    * without counting as an attempt.
    */
-  private async assessWithinLimits(judgment: Awaited<ReturnType<JudgmentJobs['judgment']>>): Promise<AssessStep> {
+  private async assessWithinLimits(judgment: Judgment): Promise<AssessStep> {
     if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment);
     try {
       return await withLimitMode({ defer: true }, () => this.jobs.assess(this.judge, judgment));

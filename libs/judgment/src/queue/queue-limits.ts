@@ -16,12 +16,10 @@ export class QueueLimitRedis implements OnApplicationShutdown {
     const limited = Object.values(options.engines ?? {}).some((config) => config?.limits);
     if (!limited || options.limiter?.redis !== undefined) return undefined;
     const connection = assessQueue.opts.connection as unknown;
-    const client =
-      connection instanceof IORedis
-        ? connection.duplicate()
-        : // Commands fail after one retry while Redis is down, so the limiter's in-memory stand-in answers instead.
-          new IORedis({ ...(connection as object), maxRetriesPerRequest: 1 });
-    return new QueueLimitRedis(client);
+    if (connection instanceof IORedis) return new QueueLimitRedis(connection.duplicate());
+    // Commands fail after one retry while Redis is down, so the limiter's in-memory stand-in answers instead.
+    const { url, ...options } = { ...(connection as { url?: string }), maxRetriesPerRequest: 1 };
+    return new QueueLimitRedis(url ? new IORedis(url, options) : new IORedis(options));
   }
 
   async onApplicationShutdown(): Promise<void> {

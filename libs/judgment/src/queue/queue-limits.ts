@@ -18,8 +18,8 @@ export class QueueLimitRedis implements OnApplicationShutdown {
     const connection = assessQueue.opts.connection as unknown;
     if (connection instanceof IORedis) return new QueueLimitRedis(connection.duplicate());
     // Commands fail after one retry while Redis is down, so the limiter's in-memory stand-in answers instead.
-    const { url, ...options } = { ...(connection as { url?: string }), maxRetriesPerRequest: 1 };
-    return new QueueLimitRedis(url ? new IORedis(url, options) : new IORedis(options));
+    const { url, ...redisOptions } = { ...(connection as { url?: string }), maxRetriesPerRequest: 1 };
+    return new QueueLimitRedis(url ? new IORedis(url, redisOptions) : new IORedis(redisOptions));
   }
 
   async onApplicationShutdown(): Promise<void> {

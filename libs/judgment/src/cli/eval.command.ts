@@ -80,7 +80,7 @@ export function expectedDuration(engines: EngineManager, rounds: ReadonlyMap<str
     const perMinute = limiter?.limits.requestsPerMinute;
     if (!limiter || !perMinute) continue;
     const bulkPerMinute = Math.max(1, Math.floor(perMinute * limiter.bulkShare));
-    const duration = Math.ceil((count / bulkPerMinute) * 60);
+    const duration = Math.ceil((count * 60) / bulkPerMinute);
     seconds = Math.max(seconds, duration);
     parts.push(`${count} rounds on "${connection}" at ${bulkPerMinute}/min (its bulk share of ${perMinute}/min)`);
   }

@@ -152,6 +152,8 @@ describe('judgment CLI', () => {
         retries: 3,
         maxLabels: null,
         budget: null,
+        limits: null,
+        window: null,
         used: 0,
         configured: true,
         problem: null,
@@ -159,6 +161,30 @@ describe('judgment CLI', () => {
       expect(status.connections[1]).toMatchObject({ connection: 'laya', keyPresent: true, pinned: false });
       expect(run.stdout + run.stderr).not.toContain('SECRET');
       expect(simulator.requests).toHaveLength(0);
+    });
+
+    it('shows each connection’s limits, where they are counted and the current window’s usage', async () => {
+      const run = await cli(['status', '--json'], {
+        LAYA_API_KEY: LAYA_KEY,
+        JUDGMENT_JEV_LIMIT_REQUESTS: '1200/min',
+        JUDGMENT_JEV_LIMIT_TOKENS: '400000/min',
+      });
+      expect(run.code).toBe(0);
+      const status = JSON.parse(run.stdout);
+      expect(status.connections[0]).toMatchObject({
+        limits: { requestsPerMinute: 1200, tokensPerMinute: 400_000, windowSeconds: 60, store: 'process' },
+        window: { requests: 0, tokens: 0, windowEndsInMs: 0 },
+      });
+      const text = await cli(['status'], { LAYA_API_KEY: LAYA_KEY, JUDGMENT_JEV_LIMIT_REQUESTS: '1200/min' });
+      expect(text.stdout).toMatch(/jev .* 1200 requests\/min .* 60 s .* this process only .* 0 of 1200/);
+    });
+
+    it('refuses a limit without its time unit, naming the variable', async () => {
+      const run = await cli(['status'], { LAYA_API_KEY: LAYA_KEY, JUDGMENT_JEV_LIMIT_REQUESTS: '1200' });
+      expect(run.code).not.toBe(0);
+      expect(run.stdout + run.stderr).toContain(
+        'JUDGMENT_JEV_LIMIT_REQUESTS must be a positive whole number with its time unit, such as 1200/min or 20/s',
+      );
     });
 
     it('exits 1 without a key for a remote url, still listing every connection and what is missing, never a key', async () => {

@@ -41,6 +41,7 @@ const DEFAULTS: JudgmentModuleOptions = {
       timeout: 10,
       retries: 3,
       budget: null,
+      limits: null,
     },
   },
   throwOnFailure: true,
@@ -65,6 +66,10 @@ const VARIABLES: Array<[string, string, string, unknown]> = [
   ['JUDGMENT_LAYA_ALLOW_ALIASES', 'yes', 'engines.laya.allowAliases', true],
   ['JUDGMENT_LAYA_MAX_LABELS', '32', 'engines.laya.maxLabels', 32],
   ['JUDGMENT_BUDGET', '50000', 'engines.jev.budget', 50_000],
+  ['JUDGMENT_JEV_LIMIT_REQUESTS', '1200/min', 'engines.jev.limits.requestsPerMinute', 1200],
+  ['JUDGMENT_LAYA_LIMIT_TOKENS', '5/s', 'engines.laya.limits.tokensPerMinute', 300],
+  ['JUDGMENT_JEV_LIMIT_WINDOW', '10', 'engines.jev.limits.windowSeconds', 10],
+  ['JUDGMENT_LIMIT_MAX_WAIT', '2', 'limiter.maxWait', 2],
   ['JUDGMENT_THROW_ON_FAILURE', 'false', 'throwOnFailure', false],
   ['JUDGMENT_QUEUE_TRIES', '4', 'queue.attempts', 4],
   ['JUDGMENT_QUEUE_DECIDE_TRIES', '5', 'queue.decideAttempts', 5],
@@ -106,6 +111,8 @@ describe('judgmentOptionsFromEnv', () => {
     ['positive number', 'JUDGMENT_JEV_TIMEOUT', '0'],
     ['integer', 'JUDGMENT_JEV_RETRIES', '2.5'],
     ['retention', 'JUDGMENT_RETENTION_DAYS', 'a year'],
+    ['limit without its unit', 'JUDGMENT_JEV_LIMIT_REQUESTS', '1200'],
+    ['non-positive limit', 'JUDGMENT_LAYA_LIMIT_TOKENS', '0/min'],
   ])('refuses an invalid %s, naming the variable (%s=%s)', (_kind, variable, value) => {
     const error = (() => {
       try {

@@ -17,6 +17,7 @@ export const judgmentOptions: JudgmentModuleOptions = {
       timeout: 10, // seconds per attempt
       retries: 3, // of 429 and 529 answers only
       budget: 2_000_000, // input tokens this process may spend; then EngineBudgetExhausted, no request sent
+      limits: { requestsPerMinute: 1200 }, // the account's limit, shared by every process (see Running at scale)
     },
     laya: { driver: 'jev', url: 'http://localhost:8000', requireKey: false, model: 'english', maxLabels: 20 },
     mock: { driver: 'mock', model: 'mock-1.0.0' },
@@ -24,5 +25,6 @@ export const judgmentOptions: JudgmentModuleOptions = {
   },
   throwOnFailure: true,
   persistence: { enabled: true, required: true, evidence: true, retentionDays: 365 },
+  limiter: { maxWait: 10 }, // seconds an inline call waits for a slot under `limits`; Redis from the queue if on
   log: true,
 };

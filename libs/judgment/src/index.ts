@@ -2,7 +2,7 @@
 // from `nestjs-judgment/testing`; metadata readers, encodings and the queue's job payloads stay internal.
 export { JudgmentModule } from './judgment.module';
 export type { JudgmentModuleExtras } from './judgment.module-definition';
-export type { JudgmentModuleOptions } from './judgment.options';
+export type { JudgmentModuleOptions, ConnectionLimits, LimiterOptions } from './judgment.options';
 export { judgmentOptionsFromEnv, judgmentQueueAttemptsFromEnv } from './judgment.env';
 export { Judge } from './judge/judge.service';
 export { AnswerSource } from './judge/answer-source';
@@ -53,6 +53,7 @@ export {
   EngineNotConfigured,
   UnpinnedModel,
   InvalidConfiguration,
+  InvalidRateLimit,
   InvalidQuestion,
   InvalidEvidence,
   InvalidJudgment,

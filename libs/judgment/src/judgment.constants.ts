@@ -9,3 +9,9 @@ export const JUDGMENT_DATA_SOURCE = Symbol('JUDGMENT_DATA_SOURCE');
 
 /** Injection token of the ResolvedJudgmentOptions: the module options with their defaults, built once. */
 export const RESOLVED_JUDGMENT_OPTIONS = Symbol('RESOLVED_JUDGMENT_OPTIONS');
+
+/**
+ * Injection token of the Redis client the connections' limits are counted on when `limiter.redis` is not given: the
+ * queue provides a connection to its Redis; absent, limits are counted per process.
+ */
+export const JUDGMENT_LIMIT_REDIS = Symbol('JUDGMENT_LIMIT_REDIS');

@@ -1,9 +1,10 @@
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './engines/connection.settings';
 import { DEFAULT_JEV_URL } from './engines/jev/jev.engine';
+import { perMinuteFromEnv } from './engines/limits/connection-limits';
 import { DEFAULT_MOCK_MODEL } from './engines/mock/mock.engine';
 import { InvalidConfiguration } from './errors';
 import { DEFAULT_CONNECTION, DEFAULT_RETENTION_DAYS } from './judgment.defaults';
-import type { EngineConnectionOptions, JudgmentModuleOptions } from './judgment.options';
+import type { ConnectionLimits, EngineConnectionOptions, JudgmentModuleOptions } from './judgment.options';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -33,6 +34,9 @@ export function judgmentOptionsFromEnv(env: Env = process.env): JudgmentModuleOp
     },
     log: read.boolean('JUDGMENT_LOG') ?? true,
     strictEvidencePaths: read.boolean('JUDGMENT_STRICT_EVIDENCE_PATHS') ?? false,
+    ...(read.string('JUDGMENT_LIMIT_MAX_WAIT') !== undefined
+      ? { limiter: { maxWait: read.number('JUDGMENT_LIMIT_MAX_WAIT', { min: 0 }) } }
+      : {}),
     environment: read.string('NODE_ENV'),
   };
 }
@@ -48,6 +52,7 @@ const CONNECTIONS: Readonly<Record<string, (read: EnvReader, budget: number | nu
     timeout: read.number('JUDGMENT_JEV_TIMEOUT', { min: 0, exclusiveMin: true }) ?? DEFAULT_TIMEOUT_SECONDS,
     retries: read.integer('JUDGMENT_JEV_RETRIES', { min: 0 }) ?? DEFAULT_RETRIES,
     budget,
+    limits: read.limits('JUDGMENT_JEV_LIMIT'),
   }),
   laya: (read, budget) => ({
     driver: 'jev',
@@ -60,6 +65,7 @@ const CONNECTIONS: Readonly<Record<string, (read: EnvReader, budget: number | nu
     retries: read.integer('JUDGMENT_LAYA_RETRIES', { min: 0 }) ?? DEFAULT_RETRIES,
     maxLabels: read.integer('JUDGMENT_LAYA_MAX_LABELS', { min: 2 }) ?? 20,
     budget,
+    limits: read.limits('JUDGMENT_LAYA_LIMIT'),
   }),
   mock: () => ({ driver: 'mock', model: DEFAULT_MOCK_MODEL }),
 };
@@ -126,6 +132,24 @@ class EnvReader {
       throw new InvalidConfiguration(`${name} must be a whole number of at least ${range.min}; got "${raw}".`);
     }
     return Number(raw);
+  }
+
+  /**
+   * A connection's limits from `<prefix>_REQUESTS`, `<prefix>_TOKENS` (each with its unit: `1200/min`, `20/s`) and
+   * `<prefix>_WINDOW` (seconds); null when none is set.
+   */
+  limits(prefix: string): ConnectionLimits | null {
+    const per = (name: string) => {
+      const raw = this.string(name);
+      return raw === undefined ? undefined : perMinuteFromEnv(name, raw);
+    };
+    const limits: ConnectionLimits = {
+      requestsPerMinute: per(`${prefix}_REQUESTS`),
+      tokensPerMinute: per(`${prefix}_TOKENS`),
+      windowSeconds: this.integer(`${prefix}_WINDOW`, { min: 1 }),
+    };
+    const set = Object.entries(limits).filter(([, value]) => value !== undefined);
+    return set.length === 0 ? null : Object.fromEntries(set);
   }
 
   /** Days, or `null`/`forever`/`never` to keep records forever. */

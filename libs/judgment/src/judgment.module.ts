@@ -17,6 +17,7 @@ import { JUDGMENT_DISPATCH } from './judge/judge.types';
 import {
   JUDGMENT_DATA_SOURCE,
   JUDGMENT_EXTRAS,
+  JUDGMENT_LIMIT_REDIS,
   JUDGMENT_MODULE_OPTIONS,
   RESOLVED_JUDGMENT_OPTIONS,
 } from './judgment.constants';
@@ -75,12 +76,20 @@ const SERVICES: Provider[] = [
   {
     provide: EngineManager,
     // Engine classes named as drivers are created through DI at startup, so one that cannot be built fails there.
-    useFactory: async (options: JudgmentModuleOptions, moduleRef: ModuleRef) => {
+    useFactory: async (
+      options: JudgmentModuleOptions,
+      moduleRef: ModuleRef,
+      extras: JudgmentModuleExtras,
+      limitRedis: { client: object } | undefined,
+    ) => {
       const engines = new Map<Type<Engine>, Engine>();
       for (const cls of engineClasses(options)) engines.set(cls, await moduleRef.create(cls));
-      return new EngineManager(options, (cls) => engines.get(cls) as Engine);
+      return new EngineManager(options, (cls) => engines.get(cls) as Engine, {
+        redis: limitRedis?.client ?? null,
+        queueEnabled: resolveQueueOptions(extras.queue).enabled,
+      });
     },
-    inject: [JUDGMENT_MODULE_OPTIONS, ModuleRef],
+    inject: [JUDGMENT_MODULE_OPTIONS, ModuleRef, JUDGMENT_EXTRAS, { token: JUDGMENT_LIMIT_REDIS, optional: true }],
   },
 ];
 

@@ -24,8 +24,41 @@ export interface EngineConnectionOptions {
   maxLabels?: number | null;
   /** Input tokens this process may spend on the connection; at the ceiling no request is sent. */
   budget?: number | null;
+  /**
+   * The account's rate limits on this connection, shared by every process through Redis (see `limiter`) and by the
+   * queue's workers through BullMQ's global rate limiter. Jev publishes 1,200 requests per minute per account.
+   */
+  limits?: ConnectionLimits | null;
   /** Options of custom drivers. */
   [option: string]: unknown;
+}
+
+/** A connection's rate limits (`engines.<name>.limits`): each optional, each a positive whole number. */
+export interface ConnectionLimits {
+  /** Requests the account may send per minute. */
+  requestsPerMinute?: number;
+  /** Input tokens the account may send per minute (reserved before a call from the last answer's size). */
+  tokensPerMinute?: number;
+  /**
+   * Seconds per counting window (default 60): the window allows `perMinute × windowSeconds / 60`. Shorter windows
+   * spread the same rate more evenly; match the Engine's own window when it publishes one.
+   */
+  windowSeconds?: number;
+}
+
+/** How the connections' `limits` are shared and waited for (`limiter`). */
+export interface LimiterOptions {
+  /**
+   * An ioredis client the limits are counted on, shared by every process using it. Default: a connection to the
+   * queue's Redis when the queue is enabled; otherwise none, and each process counts alone (startup says so).
+   */
+  redis?: object | null;
+  /** Seconds an inline call (`judge.assess()`, inline dispatch, a calibration) waits for a slot (default 10). */
+  maxWait?: number;
+  /** Redis key prefix of the counters (default `judgment:limits`); give it a `{hash tag}` on Redis Cluster. */
+  prefix?: string;
+  /** Share of each window bulk work (calibration runs) may use, above 0 and at most 1 (default 0.5). */
+  bulkShare?: number;
 }
 
 /** Persistence of Assessments (`judgment_assessments`). */
@@ -54,6 +87,8 @@ export interface JudgmentModuleOptions {
   /** Who may resolve Reviews: a class implementing ResolutionPolicy, instantiated through DI. None refuses everyone. */
   resolutionPolicy?: Type<unknown>;
   calibration?: { concurrency?: number };
+  /** Where the connections' `limits` are counted, and how long inline calls wait for a slot. */
+  limiter?: LimiterOptions;
   /** The environment name; `production` refuses alias models. Default: NODE_ENV. */
   environment?: string;
   /**
@@ -140,4 +175,10 @@ export interface JudgmentQueueOptions {
   runWorkers?: boolean;
   /** Further BullMQ worker settings (lock duration, stalled-job checks, rate limiter). */
   workerOptions?: JudgmentWorkerOptions;
+  /**
+   * On a rate-limit refusal in an assess job (the connection's `limits`, or the Engine's 429), pause the whole queue
+   * for the time given and put the job back without counting an attempt (default true). False lets the driver retry
+   * in the job, as it does inline (holding the worker's slot while it waits).
+   */
+  pauseOnRateLimit?: boolean;
 }

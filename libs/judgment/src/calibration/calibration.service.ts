@@ -7,6 +7,7 @@ import type { Outcome } from '../definition/outcome';
 import { isJudgmentClass } from '../registry/judgment.registry';
 import type { Engine } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
+import { withLimitMode } from '../engines/limits/limit-context';
 import { EngineFailed, InvalidCalibration, NoDefaultDecision } from '../errors';
 import { ask } from '../judge/ask';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
@@ -29,6 +30,8 @@ export { DEFAULT_CALIBRATION_CONCURRENCY } from '../judgment.defaults';
 export interface CalibrationRunOptions {
   /** Called after each Engine round with the rounds done and the total (connections × cases). */
   onProgress?(done: number, total: number): void;
+  /** Called once the cases are loaded and checked, before any Engine is asked: the rounds per connection. */
+  onStart?(rounds: ReadonlyMap<string, number>): void;
 }
 
 /** Where the labelled cases come from. */
@@ -212,8 +215,14 @@ export class CalibrationBuilder<J extends Judgment> {
     const decisions = this.resolveDecisions(name);
     const prepared = cases.map((labelled, index) => prepare(labelled, index, decisions));
 
-    const tasks = (this.plan.engines ?? [null]).flatMap((connection) =>
+    const connections = this.plan.engines ?? [null];
+    const tasks = connections.flatMap((connection) =>
       prepared.map((item) => ({ item, engine: this.engine(connection, item.labelled.judgment) })),
+    );
+    options.onStart?.(
+      new Map(
+        connections.map((connection) => [connection ?? this.services.engines.defaultConnectionName(), prepared.length]),
+      ),
     );
     // Decisions run as soon as a case is answered, so a Decision that throws stops the run before the remaining
     // (paid) rounds are asked.
@@ -223,11 +232,10 @@ export class CalibrationBuilder<J extends Judgment> {
       async ({ item, engine }): Promise<AnsweredCase<J> | EngineFailed> => {
         let assessment: Assessment<J>;
         try {
-          assessment = await ask(item.labelled.judgment, {
-            questions: item.questions,
-            evidence: item.labelled.evidence,
-            engine,
-          });
+          // Bulk work: within the connection's limits it uses only its share of each window, so live calls go first.
+          assessment = await withLimitMode({ lane: 'bulk' }, () =>
+            ask(item.labelled.judgment, { questions: item.questions, evidence: item.labelled.evidence, engine }),
+          );
         } catch (error) {
           if (error instanceof EngineFailed) return error;
           throw error;

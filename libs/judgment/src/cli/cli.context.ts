@@ -10,7 +10,7 @@ import {
 } from '@nestjs/common';
 import { ModuleRef, NestFactory } from '@nestjs/core';
 import { EngineManager } from '../engines/engine.manager';
-import { EngineNotConfigured, UnpinnedModel } from '../errors';
+import { EngineNotConfigured, InvalidRateLimit, UnpinnedModel } from '../errors';
 import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
 import { RecordWriter } from '../persistence/record.writer';
 import { JUDGMENT_WORKERS_DISABLED } from '../queue/queue.constants';
@@ -91,7 +91,8 @@ export class CliContext {
    */
   private recover(error: unknown): boolean {
     const recoverable =
-      (error instanceof EngineNotConfigured || error instanceof UnpinnedModel) && this.diagnostics.has(EngineManager);
+      (error instanceof EngineNotConfigured || error instanceof UnpinnedModel || error instanceof InvalidRateLimit) &&
+      this.diagnostics.has(EngineManager);
     if (recoverable) this.failure = error;
     return recoverable;
   }

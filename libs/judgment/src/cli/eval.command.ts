@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { Calibration } from '../calibration/calibration.service';
+import { EngineManager } from '../engines/engine.manager';
 import { type Decision, decisionMetadata } from '../decision/decision.decorator';
 import type { Judgment } from '../definition/judgment.decorator';
 import { JudgmentRegistry } from '../registry/judgment.registry';
@@ -50,7 +51,14 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
       builder = builder.decisions(...options.decision.map((d) => findDecision(registry, d)));
     if (options.engine?.length) builder = builder.engines(...options.engine);
     if (options.concurrency !== undefined) builder = builder.concurrency(options.concurrency);
-    const report = await builder.run({ onProgress: (done, total) => progress.update(done, total) });
+    const engines = context.get(EngineManager);
+    const report = await builder.run({
+      onStart: (rounds) => {
+        const expected = expectedDuration(engines, rounds);
+        if (expected) process.stderr.write(`${expected}\n`);
+      },
+      onProgress: (done, total) => progress.update(done, total),
+    });
     progress.stop();
     if (json) printJson(report);
     else print(formatReport(report));
@@ -58,6 +66,32 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
     progress.stop();
     fail(error, json);
   }
+}
+
+/**
+ * How long the rounds take at the connections' request limits (calibration uses its bulk share of each window), or
+ * null when no connection asked has a request limit.
+ */
+export function expectedDuration(engines: EngineManager, rounds: ReadonlyMap<string, number>): string | null {
+  let seconds = 0;
+  const parts: string[] = [];
+  for (const [connection, count] of rounds) {
+    const limiter = engines.limiter(connection);
+    const perMinute = limiter?.limits.requestsPerMinute;
+    if (!limiter || !perMinute) continue;
+    const bulkPerMinute = Math.max(1, Math.floor(perMinute * limiter.bulkShare));
+    const duration = Math.ceil((count * 60) / bulkPerMinute);
+    seconds = Math.max(seconds, duration);
+    parts.push(`${count} rounds on "${connection}" at ${bulkPerMinute}/min (its bulk share of ${perMinute}/min)`);
+  }
+  if (parts.length === 0) return null;
+  return `Expected duration at the rate limits: about ${formatSeconds(seconds)} (${parts.join('; ')}).`;
+}
+
+function formatSeconds(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes} min ${seconds % 60} s`;
 }
 
 /** Collects a repeatable option's values. */

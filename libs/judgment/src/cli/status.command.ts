@@ -1,7 +1,11 @@
 import type { Command } from 'commander';
+import type { Queue } from 'bullmq';
 import { EngineManager } from '../engines/engine.manager';
-import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
+import type { LimitUsage } from '../engines/limits/connection.limiter';
+import { JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
+import type { JudgmentModuleExtras } from '../judgment.module-definition';
 import type { JudgmentModuleOptions } from '../judgment.options';
+import { resolveQueueOptions } from '../queue/queue.options';
 import type { CliContext } from './cli.context';
 import { fail, print, printJson, table } from './cli.output';
 
@@ -19,10 +23,32 @@ export interface ConnectionReport {
   readonly retries: number | null;
   readonly maxLabels: number | null;
   readonly budget: number | null;
+  /** The connection's rate limits, and where they are counted (`redis`: every process; `process`: each alone). */
+  readonly limits: {
+    readonly requestsPerMinute: number | null;
+    readonly tokensPerMinute: number | null;
+    readonly windowSeconds: number;
+    readonly store: 'redis' | 'process';
+  } | null;
+  /** What the current window of the limits has used (from Redis when shared); null without limits. */
+  readonly window: LimitUsage | null;
   /** Input tokens spent by this process (0 in a fresh CLI process). */
   readonly used: number;
   readonly configured: boolean;
   readonly problem: string | null;
+}
+
+/** The assess queue's backlog, and how long it takes to drain at the default connection's request limit. */
+export interface QueueReport {
+  readonly name: string;
+  /** Jobs waiting to run (prioritized ones included) and delayed ones. */
+  readonly waiting: number;
+  readonly delayed: number;
+  readonly active: number;
+  /** BullMQ's global rate limit of the queue, as stored in Redis. */
+  readonly rateLimit: { readonly max: number; readonly durationMs: number } | null;
+  /** Seconds to run the backlog at the rate limit; null without one. */
+  readonly drainSeconds: number | null;
 }
 
 /** What `status --json` prints. */
@@ -32,6 +58,8 @@ export interface StatusReport {
   /** Whether the default connection is configured (the exit status is 0 exactly then). */
   readonly configured: boolean;
   readonly connections: readonly ConnectionReport[];
+  /** The assess queue, when the queue is enabled. */
+  readonly queue: QueueReport | null;
 }
 
 /**
@@ -50,9 +78,10 @@ export function addStatusCommand(program: Command, context: CliContext): void {
 async function runStatus(context: CliContext, json: boolean): Promise<void> {
   try {
     await context.start();
-    const report = statusReport(
+    const report = await statusReport(
       context.get(EngineManager),
       context.get<JudgmentModuleOptions>(JUDGMENT_MODULE_OPTIONS),
+      assessQueue(context),
     );
     if (json) printJson(report);
     else print(formatStatus(report));
@@ -62,8 +91,24 @@ async function runStatus(context: CliContext, json: boolean): Promise<void> {
   }
 }
 
-/** The status of the default connection and of every configured connection. */
-export function statusReport(engines: EngineManager, options: JudgmentModuleOptions): StatusReport {
+/** The app's assess queue when the queue is enabled and the app started; null otherwise. */
+function assessQueue(context: CliContext): Queue | null {
+  try {
+    const queue = resolveQueueOptions(context.get<JudgmentModuleExtras>(JUDGMENT_EXTRAS).queue);
+    if (!queue.enabled) return null;
+    const { getQueueToken } = require('@nestjs/bullmq') as typeof import('@nestjs/bullmq');
+    return context.get<Queue>(getQueueToken(queue.assessQueue));
+  } catch {
+    return null;
+  }
+}
+
+/** The status of the default connection and of every configured connection, and of the assess queue. */
+export async function statusReport(
+  engines: EngineManager,
+  options: JudgmentModuleOptions,
+  queue: Queue | null = null,
+): Promise<StatusReport> {
   let defaultName: string | null = null;
   let defaultProblem: string | null = null;
   try {
@@ -72,18 +117,37 @@ export function statusReport(engines: EngineManager, options: JudgmentModuleOpti
     defaultProblem = (error as Error).message;
   }
   const names = [...new Set([...(defaultName ? [defaultName] : []), ...Object.keys(options.engines ?? {})])];
-  const connections = names.map((name) => describeConnection(engines, name, name === defaultName));
+  const connections = await Promise.all(names.map((name) => describeConnection(engines, name, name === defaultName)));
   const configured = connections.some((connection) => connection.default && connection.configured);
+  const limits = connections.find((connection) => connection.default)?.limits ?? null;
   return {
     default: defaultName,
     configured,
     connections: defaultProblem ? [unconfigured('(default)', true, defaultProblem), ...connections] : connections,
+    queue: queue ? await queueReport(queue, limits?.requestsPerMinute ?? null) : null,
   };
 }
 
-function describeConnection(engines: EngineManager, name: string, isDefault: boolean): ConnectionReport {
+async function queueReport(queue: Queue, requestsPerMinute: number | null): Promise<QueueReport> {
+  const counts = await queue.getJobCounts('wait', 'prioritized', 'delayed', 'active');
+  const stored = await queue.getGlobalRateLimit();
+  const waiting = (counts.wait ?? 0) + (counts.prioritized ?? 0);
+  const backlog = waiting + (counts.delayed ?? 0) + (counts.active ?? 0);
+  const perMinute = stored ? (stored.max * 60_000) / stored.duration : requestsPerMinute;
+  return {
+    name: queue.name,
+    waiting,
+    delayed: counts.delayed ?? 0,
+    active: counts.active ?? 0,
+    rateLimit: stored ? { max: stored.max, durationMs: stored.duration } : null,
+    drainSeconds: perMinute ? Math.ceil((backlog / perMinute) * 60) : null,
+  };
+}
+
+async function describeConnection(engines: EngineManager, name: string, isDefault: boolean): Promise<ConnectionReport> {
   try {
     const status = engines.describe(name);
+    const limiter = status.configured ? engines.limiter(name) : null;
     return {
       connection: name,
       default: isDefault,
@@ -96,6 +160,16 @@ function describeConnection(engines: EngineManager, name: string, isDefault: boo
       retries: status.retries,
       maxLabels: status.maxLabels,
       budget: status.budget,
+      limits:
+        status.limits && status.limitStore
+          ? {
+              requestsPerMinute: status.limits.requestsPerMinute,
+              tokensPerMinute: status.limits.tokensPerMinute,
+              windowSeconds: status.limits.windowSeconds,
+              store: status.limitStore,
+            }
+          : null,
+      window: limiter ? await limiter.usage() : null,
       used: status.used,
       configured: status.configured,
       problem: status.problem,
@@ -118,6 +192,8 @@ function unconfigured(connection: string, isDefault: boolean, problem: string): 
     retries: null,
     maxLabels: null,
     budget: null,
+    limits: null,
+    window: null,
     used: 0,
     configured: false,
     problem,
@@ -137,6 +213,45 @@ function formatStatus(report: StatusReport): string {
     `${c.used} tokens`,
     c.configured ? 'ok' : (c.problem ?? 'not configured'),
   ]);
+  const limitRows = report.connections
+    .filter((c) => c.limits)
+    .map((c) => {
+      const limits = c.limits!;
+      const of = (used: number | null | undefined, perMinute: number | null) =>
+        perMinute === null ? '—' : `${used ?? 0} of ${Math.floor((perMinute * limits.windowSeconds) / 60)}`;
+      return [
+        c.connection,
+        [
+          limits.requestsPerMinute ? `${limits.requestsPerMinute} requests/min` : null,
+          limits.tokensPerMinute ? `${limits.tokensPerMinute} tokens/min` : null,
+        ]
+          .filter(Boolean)
+          .join(', '),
+        `${limits.windowSeconds} s`,
+        limits.store === 'redis' ? 'Redis (all processes)' : 'this process only',
+        of(c.window?.requests, limits.requestsPerMinute),
+        of(c.window?.tokens, limits.tokensPerMinute),
+        c.window && c.window.windowEndsInMs > 0 ? `${(c.window.windowEndsInMs / 1000).toFixed(1)} s` : '—',
+      ];
+    });
+  const limitsTable = limitRows.length
+    ? [
+        table(
+          ['Connection', 'Limits', 'Window', 'Counted in', 'Requests used', 'Tokens used', 'Window ends in'],
+          limitRows,
+        ),
+      ]
+    : [];
+  const queue = report.queue;
+  const queueLine = queue
+    ? [
+        `Queue ${queue.name}: ${queue.waiting} waiting, ${queue.delayed} delayed, ${queue.active} active` +
+          (queue.rateLimit
+            ? `; rate limit ${queue.rateLimit.max} per ${queue.rateLimit.durationMs / 1000} s; drains in about ` +
+              `${queue.drainSeconds} s.`
+            : '; no rate limit.'),
+      ]
+    : [];
   const verdict = report.configured
     ? `The default connection "${report.default}" is configured.`
     : `The default connection${report.default ? ` "${report.default}"` : ''} is not configured.`;
@@ -145,6 +260,8 @@ function formatStatus(report: StatusReport): string {
       ...Array<null>(9).fill(null),
       48,
     ]),
+    ...limitsTable,
+    ...queueLine,
     verdict,
   ].join('\n');
 }

@@ -367,6 +367,8 @@ describe('EngineManager: describe()', () => {
       retries: 3,
       maxLabels: null,
       budget: 1000,
+      limits: null,
+      limitStore: null,
       used: 0,
       configured: true,
       problem: null,

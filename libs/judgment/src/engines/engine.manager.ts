@@ -1,11 +1,19 @@
 import { inspect } from 'node:util';
 import { Logger, type Type } from '@nestjs/common';
-import { EngineNotConfigured, UnpinnedModel } from '../errors';
+import { EngineNotConfigured, InvalidRateLimit, UnpinnedModel } from '../errors';
 import { DEFAULT_CONNECTION, DEFAULT_DRIVER } from '../judgment.defaults';
 import type { EngineConnectionOptions, JudgmentModuleOptions } from '../judgment.options';
 import { connectionSettings, DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './connection.settings';
 import type { Engine } from './engine.interface';
 import { DEFAULT_JEV_URL, JevEngine } from './jev/jev.engine';
+import {
+  type ResolvedLimiter,
+  type ResolvedLimits,
+  connectionLimits,
+  resolveLimiter,
+} from './limits/connection-limits';
+import { ConnectionLimiter } from './limits/connection.limiter';
+import { RateLimitedEngine } from './limits/rate-limited.engine';
 import { MeteredEngine, UsageMeter } from './metering';
 import { MockEngine } from './mock/mock.engine';
 
@@ -35,6 +43,10 @@ export interface EngineConnectionStatus {
   readonly retries: number;
   readonly maxLabels: number | null;
   readonly budget: number | null;
+  /** The connection's rate limits, null when it has none (or they are misconfigured: see `problem`). */
+  readonly limits: ResolvedLimits | null;
+  /** Where the limits are counted: `redis` (every process) or `process` (this one only); null without limits. */
+  readonly limitStore: 'redis' | 'process' | null;
   /** Input tokens spent on the connection by this process. */
   readonly used: number;
   /** Whether the connection builds: false when it is misconfigured (see `problem`). */
@@ -52,6 +64,14 @@ const BUILT_IN_DRIVERS: Readonly<Record<string, EngineFactory>> = {
 const globalDrivers = new Map<string, EngineFactory>();
 
 /** Whether a model is an exact version: it ends in three dot-separated numbers (`jev-1.13.0`, not `jev-latest`). */
+/** Where the connections' limits are counted, given by the module: a Redis client, and whether the queue is on. */
+export interface LimitSharing {
+  /** The ioredis client the module found (limiter.redis, else the queue's Redis); null for none. */
+  readonly redis: object | null;
+  /** The queue is enabled: limits then must be shared through Redis. */
+  readonly queueEnabled: boolean;
+}
+
 export function isPinnedModel(model: string): boolean {
   return /\d+\.\d+\.\d+$/.test(model);
 }
@@ -64,12 +84,14 @@ export class EngineManager {
   private readonly drivers = new Map<string, EngineFactory>();
   private readonly engines = new Map<string, MeteredEngine>();
   private readonly meter = new UsageMeter();
+  private readonly limiters = new Map<string, ConnectionLimiter>();
   private readonly logger = new Logger('Judgment');
 
   constructor(
     private readonly options: JudgmentModuleOptions,
     /** Instantiates Engine-class drivers (the module resolves them through DI); default `new`. */
     private readonly resolveClass: (engineClass: Type<Engine>) => Engine = (engineClass) => new engineClass(),
+    private readonly sharing: LimitSharing = { redis: null, queueEnabled: false },
   ) {}
 
   /** What the manager shows when logged or serialised: its connections' names, never their options (keys). */
@@ -128,6 +150,12 @@ export class EngineManager {
     return this.meter.usage(connection);
   }
 
+  /** The rate limiter of a connection with `limits` (built with its Engine), or null. */
+  limiter(name: string = this.defaultConnectionName()): ConnectionLimiter | null {
+    this.connection(name);
+    return this.limiters.get(name) ?? null;
+  }
+
   /** The versioned model id that answered last; null before any answer. */
   lastModel(): string | null {
     return this.meter.lastModel();
@@ -141,10 +169,17 @@ export class EngineManager {
     try {
       model = this.connection(name).model();
     } catch (error) {
-      if (!(error instanceof EngineNotConfigured || error instanceof UnpinnedModel)) throw error;
+      if (!(
+        error instanceof EngineNotConfigured ||
+        error instanceof UnpinnedModel ||
+        error instanceof InvalidRateLimit
+      )) {
+        throw error;
+      }
       problem = error.message;
     }
     const driver = config.driver ?? DEFAULT_DRIVER;
+    const limiter = this.limiters.get(name) ?? null;
     return {
       connection: name,
       driver: typeof driver === 'string' ? driver : driver.name,
@@ -156,6 +191,8 @@ export class EngineManager {
       retries: config.retries ?? DEFAULT_RETRIES,
       maxLabels: config.maxLabels ?? null,
       budget: config.budget ?? null,
+      limits: limiter?.limits ?? null,
+      limitStore: limiter?.store ?? null,
       used: this.usage(name),
       configured: problem === null,
       problem,
@@ -165,9 +202,36 @@ export class EngineManager {
   private build(name: string): MeteredEngine {
     const config = this.config(name);
     const { budget } = connectionSettings(name, config);
+    const limits = connectionLimits(name, config);
+    const sharing = limits ? this.limitSharing(name) : null;
     const engine = this.driver(name, config)(config, { name, options: this.options });
     this.checkPinned(name, engine.model(), config.allowAliases === true);
-    return new MeteredEngine(name, engine, budget, this.meter);
+    if (!limits || !sharing) return new MeteredEngine(name, engine, budget, this.meter);
+    const limiter = new ConnectionLimiter(name, limits, sharing, sharing.redis === null ? 'process' : 'redis');
+    this.limiters.set(name, limiter);
+    return new MeteredEngine(name, new RateLimitedEngine(engine, limiter), budget, this.meter);
+  }
+
+  /** The limiter options of a connection with limits; the queue needs Redis to share them. */
+  private limitSharing(name: string): ResolvedLimiter {
+    const given = this.options.limiter;
+    const limiter = resolveLimiter({ ...given, redis: given?.redis === undefined ? this.sharing.redis : given.redis });
+    if (limiter.redis === null && this.sharing.queueEnabled) {
+      throw new InvalidRateLimit(
+        `engines.${name}.limits is set and the queue is enabled, but no Redis is given to share the limits between ` +
+          'processes (limiter.redis is null). Set limiter.redis to an ioredis client, or leave it unset to use the ' +
+          "queue's Redis.",
+      );
+    }
+    if (limiter.redis === null) {
+      this.logger.warn({
+        message:
+          'The Engine connection has limits but no Redis to share them: they are counted in this process only, so ' +
+          'N processes may send N times the limit. Set limiter.redis to share them.',
+        connection: name,
+      });
+    }
+    return limiter;
   }
 
   private config(name: string): EngineConnectionOptions {

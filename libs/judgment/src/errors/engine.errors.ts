@@ -24,8 +24,33 @@ export class MalformedEngineResponse extends EngineFailed {}
 export class EngineRejectedRequest extends EngineFailed {}
 /** The Engine refused the credentials (HTTP 401/403). */
 export class EngineUnauthorized extends EngineFailed {}
-/** The Engine rate-limited the request (HTTP 429) after every retry. */
-export class EngineRateLimited extends EngineFailed {}
+/**
+ * The Engine rate-limited the request (HTTP 429) after every retry, or the connection's `limits` had no slot within
+ * `limiter.maxWait` (then nothing was sent). `retryAfterMs` says when a slot is expected, when known.
+ */
+export class EngineRateLimited extends EngineFailed {
+  readonly retryAfterMs: number | null;
+
+  constructor(message: string, options?: { cause?: unknown; requestId?: string | null; retryAfterMs?: number | null }) {
+    super(message, options);
+    this.retryAfterMs = options?.retryAfterMs ?? null;
+  }
+}
+
+/**
+ * Not a failure: a queued job's Engine call was refused by the connection's rate limit (its own, or the Engine's
+ * 429) and nothing was answered. The assess processor puts the job back and pauses the queue for `retryAfterMs`;
+ * the Judge neither records nor announces it. Thrown only inside `deferRateLimits()`.
+ */
+export class EngineRateLimitDeferred extends JudgmentError {
+  constructor(
+    message: string,
+    /** Milliseconds until the connection expects to accept a request again. */
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+  }
+}
 /** The Engine was overloaded (HTTP 529) after every retry. */
 export class EngineOverloaded extends EngineFailed {}
 /** The connection's token budget is spent: no request was sent. */

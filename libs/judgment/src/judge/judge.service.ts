@@ -5,7 +5,7 @@ import { Unassessed } from '../assessment/unassessed';
 import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
 import type { EngineRequest, EngineResponse } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
-import { EngineFailed } from '../errors';
+import { EngineFailed, EngineRateLimitDeferred } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
@@ -93,6 +93,8 @@ export class Judge implements Attempter {
         partial: attempt.chosen.scripted,
       });
     } catch (error) {
+      // A queued job's call the rate limit refused: nothing was answered or paid; the job goes back to its queue.
+      if (error instanceof EngineRateLimitDeferred) throw error;
       // Classified by where it came from, not its type: fetch reports an outage as TypeError, JSON.parse as SyntaxError.
       // Provenance is kept only when the Engine returned a response that the Judge itself rejected.
       const provenance = provenanceOf(response);

@@ -1,9 +1,12 @@
 import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { WorkerHost } from '@nestjs/bullmq';
 import type { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
-import { type Job, type Queue, UnrecoverableError } from 'bullmq';
+import { type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
+import { withLimitMode } from '../engines/limits/limit-context';
+import type { Judgment } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
 import {
+  EngineRateLimitDeferred,
   NoDefaultDecision,
   SubjectNotFound,
   UnknownDecision,
@@ -77,6 +80,7 @@ export class AssessProcessor extends JudgmentWorkerHost {
     start: WorkerStart,
     private readonly decideQueue: Queue,
     private readonly judge: Judge,
+    private readonly assessQueue: Queue,
   ) {
     super(options, jobs, logger, start);
   }
@@ -88,12 +92,29 @@ export class AssessProcessor extends JudgmentWorkerHost {
       return { kind: 'recorded', record: checkpoint.record };
     }
     const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
-    const step = await this.jobs.assess(this.judge, judgment);
+    const step = await this.assessWithinLimits(judgment);
     if (step.kind === 'recorded') {
       await job.updateProgress({ record: step.record } satisfies AssessCheckpoint);
       await this.chainDecide(job, step.record);
     }
     return step;
+  }
+
+  /**
+   * Assesses with the connection's rate limits deferred to the queue: when the limit (or the Engine's 429) refuses
+   * the call, the whole queue pauses for the time given (BullMQ's manual rate limit) and the job goes back to wait
+   * without counting as an attempt.
+   */
+  private async assessWithinLimits(judgment: Judgment): Promise<AssessStep> {
+    if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment);
+    try {
+      return await withLimitMode({ defer: true }, () => this.jobs.assess(this.judge, judgment));
+    } catch (error) {
+      if (!(error instanceof EngineRateLimitDeferred)) throw error;
+      // Never 0: a 429 saying `retry-after: 0` would otherwise send every worker straight back to the Engine.
+      await this.assessQueue.rateLimit(Math.max(MIN_RATE_LIMIT_PAUSE_MS, error.retryAfterMs));
+      throw Worker.RateLimitError();
+    }
   }
 
   private async chainDecide(job: Job<AssessJobData>, record: number): Promise<void> {
@@ -120,6 +141,9 @@ export class DecideProcessor extends JudgmentWorkerHost {
     return { record: job.data.record, outcome };
   }
 }
+
+/** The shortest pause of the queue after a rate-limit refusal. */
+const MIN_RATE_LIMIT_PAUSE_MS = 250;
 
 type ErrorClass = new (...args: any[]) => Error;
 

@@ -14,6 +14,7 @@ describe('queue options', () => {
       concurrency: 1,
       runWorkers: true,
       workerOptions: {},
+      pauseOnRateLimit: true,
     });
   });
 

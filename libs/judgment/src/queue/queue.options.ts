@@ -17,6 +17,7 @@ export interface ResolvedQueueOptions {
   readonly concurrency: number;
   readonly runWorkers: boolean;
   readonly workerOptions: JudgmentWorkerOptions;
+  readonly pauseOnRateLimit: boolean;
 }
 
 /** Applies the defaults; attempts and concurrency are whole numbers of at least 1. */
@@ -32,6 +33,7 @@ export function resolveQueueOptions(options: JudgmentQueueOptions = {}): Resolve
     concurrency: atLeastOne(options.concurrency, 1),
     runWorkers: options.runWorkers ?? true,
     workerOptions: options.workerOptions ?? {},
+    pauseOnRateLimit: options.pauseOnRateLimit ?? true,
   };
 }
 

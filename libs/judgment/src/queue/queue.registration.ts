@@ -2,13 +2,17 @@ import type { DynamicModule, Provider, Type } from '@nestjs/common';
 import { BullModule, Processor, getQueueToken } from '@nestjs/bullmq';
 import { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
 import type { Queue } from 'bullmq';
+import { EngineManager } from '../engines/engine.manager';
 import { Judge } from '../judge/judge.service';
+import { JUDGMENT_LIMIT_REDIS, JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
+import type { JudgmentModuleOptions } from '../judgment.options';
 import { JUDGMENT_DISPATCH } from '../judge/judge.types';
 import { JudgmentLogger } from '../logging/judgment.logger';
 import { JudgmentJobs } from './judgment.jobs';
 import { AssessProcessor, DecideProcessor, type WorkerStart } from './judgment.processors';
 import { JUDGMENT_WORKERS_DISABLED } from './queue.constants';
 import type { ResolvedQueueOptions } from './queue.options';
+import { AssessQueueLimit, QueueLimitRedis } from './queue-limits';
 import { QueuedDispatch } from './queued.dispatcher';
 
 /**
@@ -24,6 +28,16 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
       provide: JUDGMENT_DISPATCH,
       useFactory: (queue: Queue, jobs: JudgmentJobs) => new QueuedDispatch(options, queue, jobs),
       inject: [getQueueToken(assessQueue), JudgmentJobs],
+    },
+    {
+      provide: JUDGMENT_LIMIT_REDIS,
+      useFactory: (moduleOptions: JudgmentModuleOptions, queue: Queue) => QueueLimitRedis.for(moduleOptions, queue),
+      inject: [JUDGMENT_MODULE_OPTIONS, getQueueToken(assessQueue)],
+    },
+    {
+      provide: AssessQueueLimit,
+      useFactory: (queue: Queue, engines: EngineManager) => new AssessQueueLimit(queue, engines),
+      inject: [getQueueToken(assessQueue), EngineManager],
     },
   ];
   if (options.runWorkers) {
@@ -45,8 +59,17 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
           off: boolean | undefined,
           queue: Queue,
           judge: Judge,
-        ) => new assess(options, jobs, logger, start(watcher, off), queue, judge),
-        inject: [JudgmentJobs, JudgmentLogger, readiness, disabled, getQueueToken(decideQueue), Judge],
+          ownQueue: Queue,
+        ) => new assess(options, jobs, logger, start(watcher, off), queue, judge, ownQueue),
+        inject: [
+          JudgmentJobs,
+          JudgmentLogger,
+          readiness,
+          disabled,
+          getQueueToken(decideQueue),
+          Judge,
+          getQueueToken(assessQueue),
+        ],
       },
       {
         provide: decide,

@@ -19,6 +19,7 @@ import type {
   LoggedRequest,
   MalformedVariant,
   ModelInfo,
+  SimulatorLimits,
   SimulatorMode,
   StatusFault,
 } from './simulator.types';
@@ -145,6 +146,10 @@ export class JevSimulator {
   private inFlight = 0;
   private counter = 0;
   private handled = 0;
+  private refused = 0;
+  private readonly limits?: Required<SimulatorLimits>;
+  /** Per key: when its window started, requests and input tokens answered in it. */
+  private readonly windows = new Map<string, { start: number; requests: number; tokens: number }>();
 
   constructor(options: JevSimulatorOptions = {}) {
     this.mode = options.mode ?? 'jev';
@@ -170,6 +175,18 @@ export class JevSimulator {
       },
     ];
     this.knownModels = new Set([this.model, ...this.models.map((m) => m.name)]);
+    if (options.limits) {
+      this.limits = {
+        requests: options.limits.requests ?? Infinity,
+        tokens: options.limits.tokens ?? Infinity,
+        windowMs: options.limits.windowMs ?? 60_000,
+      };
+    }
+  }
+
+  /** Decision requests refused with 429 by the per-key `limits` (injected faults not counted). */
+  get rateLimited(): number {
+    return this.refused;
   }
 
   /** Requests received (when `logRequests`), oldest first. */
@@ -352,6 +369,25 @@ export class JevSimulator {
       ex.res.once('close', () => this.inFlight--);
     }
 
+    const window = this.window(ex.req);
+    if (
+      window &&
+      (window.requests >= (this.limits as Required<SimulatorLimits>).requests ||
+        window.tokens >= (this.limits as Required<SimulatorLimits>).tokens)
+    ) {
+      this.refused++;
+      const ms = Math.max(1, window.start + (this.limits as Required<SimulatorLimits>).windowMs - Date.now());
+      const body = laya ? { detail: LAYA_FAULT_DETAILS[429] } : JEV_FAULT_BODIES[429];
+      return this.sendJson(
+        ex,
+        429,
+        body,
+        { 'retry-after-ms': String(ms), 'retry-after': String(Math.ceil(ms / 1000)) },
+        true,
+      );
+    }
+    if (window) window.requests++;
+
     const fault = this.faults.shift();
     if (fault) {
       if (ex.entry) ex.entry.fault = fault;
@@ -454,12 +490,26 @@ export class JevSimulator {
       }
       breakResponse(response, answers, questions, variant, fault.key);
     }
+    if (window) window.tokens += Number((response.usage as { input_tokens?: number }).input_tokens ?? 0);
     let headers: OutgoingHttpHeaders | undefined;
     if (laya) {
       const ms = (performance.now() - started + this.latency).toFixed(2);
       headers = { 'server-timing': `inference;dur=${ms}`, 'x-inference-time-ms': ms };
     }
     this.sendJson(ex, 200, response, headers);
+  }
+
+  /** The current limit window of the request's key (a new one once the last ended); undefined without limits. */
+  private window(req: IncomingMessage): { start: number; requests: number; tokens: number } | undefined {
+    if (!this.limits) return undefined;
+    const key = req.headers.authorization ?? '';
+    const now = Date.now();
+    let window = this.windows.get(key);
+    if (!window || now >= window.start + this.limits.windowMs) {
+      window = { start: now, requests: 0, tokens: 0 };
+      this.windows.set(key, window);
+    }
+    return window;
   }
 
   private route(model: unknown): {

@@ -11,7 +11,19 @@ describe('parseSimulatorArgs', () => {
       apiKey: undefined,
       model: undefined,
       verbose: false,
+      limits: undefined,
     });
+  });
+
+  it('reads per-key limits from flags or variables', () => {
+    expect(parseSimulatorArgs(['--limit-requests', '600'], { JEV_SIMULATOR_LIMIT_WINDOW_MS: '10000' }).limits).toEqual({
+      requests: 600,
+      tokens: undefined,
+      windowMs: 10_000,
+    });
+    expect(() => parseSimulatorArgs(['--limit-window-ms', '1000'], {})).toThrow(
+      '--limit-window-ms sets a window without a limit',
+    );
   });
 
   it('lets a flag win over its variable', () => {

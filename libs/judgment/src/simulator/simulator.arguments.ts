@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { JudgmentError } from '../errors';
-import type { SimulatorMode } from './simulator.types';
+import type { SimulatorLimits, SimulatorMode } from './simulator.types';
 
 /** The simulator bin was given a flag or an environment variable it cannot use. */
 export class InvalidSimulatorArguments extends JudgmentError {}
@@ -15,10 +15,13 @@ export interface SimulatorCommand {
   readonly apiKey: string | undefined;
   readonly model: string | undefined;
   readonly verbose: boolean;
+  /** Per-key limits; undefined when no limit flag is given. */
+  readonly limits: SimulatorLimits | undefined;
 }
 
 /** The bin's usage text. */
-export const SIMULATOR_USAGE = `Usage: judgment-jev-simulator [--port N] [--host H] [--latency-ms N] [--mode jev|laya] [--key K] [--model M] [--verbose]
+export const SIMULATOR_USAGE = `Usage: judgment-jev-simulator [--port N] [--host H] [--latency-ms N] [--mode jev|laya] [--key K] [--model M]
+                             [--limit-requests N] [--limit-tokens N] [--limit-window-ms N] [--verbose]
 
   --port N         port to listen on; 0 picks a free one      (JEV_SIMULATOR_PORT, default 8787)
   --host H         address to bind                             (JEV_SIMULATOR_HOST, default 127.0.0.1)
@@ -26,6 +29,9 @@ export const SIMULATOR_USAGE = `Usage: judgment-jev-simulator [--port N] [--host
   --mode M         jev, or laya for the laya-serve dialect     (JEV_SIMULATOR_MODE, default jev)
   --key K          require Authorization: Bearer K             (JEV_SIMULATOR_KEY, default none)
   --model M        versioned model id it reports               (JEV_SIMULATOR_MODEL, default jev-1.13.0)
+  --limit-requests N  answer 429 past N requests per key per window   (JEV_SIMULATOR_LIMIT_REQUESTS)
+  --limit-tokens N    answer 429 once a key's window used N input tokens (JEV_SIMULATOR_LIMIT_TOKENS)
+  --limit-window-ms N the limits' fixed window, from a key's first request (JEV_SIMULATOR_LIMIT_WINDOW_MS, 60000)
   --verbose        print one line per request                  (JEV_SIMULATOR_VERBOSE=1)
   --help           print this text`;
 
@@ -36,6 +42,9 @@ const FLAGS = {
   mode: { type: 'string', env: 'JEV_SIMULATOR_MODE' },
   key: { type: 'string', env: 'JEV_SIMULATOR_KEY' },
   model: { type: 'string', env: 'JEV_SIMULATOR_MODEL' },
+  'limit-requests': { type: 'string', env: 'JEV_SIMULATOR_LIMIT_REQUESTS' },
+  'limit-tokens': { type: 'string', env: 'JEV_SIMULATOR_LIMIT_TOKENS' },
+  'limit-window-ms': { type: 'string', env: 'JEV_SIMULATOR_LIMIT_WINDOW_MS' },
   verbose: { type: 'boolean', env: 'JEV_SIMULATOR_VERBOSE' },
   help: { type: 'boolean', env: undefined },
 } as const;
@@ -63,6 +72,15 @@ export function parseSimulatorArgs(
     throw new InvalidSimulatorArguments(`${setting('mode')?.source} must be jev or laya; got "${mode}".`);
   }
   const verboseEnv = env.JEV_SIMULATOR_VERBOSE?.trim().toLowerCase() ?? '';
+  const requests = wholeNumber(setting('limit-requests'));
+  const tokens = wholeNumber(setting('limit-tokens'));
+  const windowMs = wholeNumber(setting('limit-window-ms'));
+  const limited = requests !== undefined || tokens !== undefined;
+  if (windowMs !== undefined && !limited) {
+    throw new InvalidSimulatorArguments(
+      `${setting('limit-window-ms')?.source} sets a window without a limit: add --limit-requests or --limit-tokens.`,
+    );
+  }
   return {
     help: flags.has('help'),
     port: wholeNumber(setting('port'), 65_535) ?? 8787,
@@ -72,6 +90,7 @@ export function parseSimulatorArgs(
     apiKey: setting('key')?.value,
     model: setting('model')?.value,
     verbose: flags.has('verbose') || ['1', 'true', 'yes', 'on'].includes(verboseEnv),
+    limits: limited ? { requests, tokens, windowMs } : undefined,
   };
 }
 
@@ -122,7 +141,15 @@ function wholeNumber(setting: { value: string; source: string } | undefined, max
 }
 
 function example(flag: Flag): string {
-  return { port: '4010', host: '127.0.0.1', 'latency-ms': '50', mode: 'laya', key: 'local-key', model: 'jev-1.13.0' }[
-    flag as Exclude<Flag, 'help' | 'verbose'>
-  ];
+  return {
+    port: '4010',
+    host: '127.0.0.1',
+    'latency-ms': '50',
+    mode: 'laya',
+    key: 'local-key',
+    model: 'jev-1.13.0',
+    'limit-requests': '1200',
+    'limit-tokens': '400000',
+    'limit-window-ms': '60000',
+  }[flag as Exclude<Flag, 'help' | 'verbose'>];
 }

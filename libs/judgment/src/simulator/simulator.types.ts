@@ -35,6 +35,22 @@ export interface JevSimulatorOptions {
   maxConcurrent?: number;
   /** Laya: choice questions with more labels answer 422 `options exceed head_max_len`. Default 20. */
   maxLabels?: number;
+  /**
+   * Per-key rate limits (key: the bearer token, or none), counted in fixed windows that start with a key's first
+   * request. Over a limit the request is answered 429 with `retry-after` (seconds) and `retry-after-ms` until the
+   * window ends, like Jev. `rateLimited` counts the refusals.
+   */
+  limits?: SimulatorLimits;
+}
+
+/** The simulator's per-key limits. */
+export interface SimulatorLimits {
+  /** Decision requests answered per window. */
+  requests?: number;
+  /** Input tokens answered per window: a request is refused once the window's answered tokens reach it. */
+  tokens?: number;
+  /** Window length in milliseconds (default 60,000). */
+  windowMs?: number;
 }
 
 export interface LoggedRequest {

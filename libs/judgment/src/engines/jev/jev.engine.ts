@@ -2,10 +2,11 @@ import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { setTimeout as delay } from 'node:timers/promises';
 import { inspect } from 'node:util';
 import { Provenance } from '../../assessment/provenance';
-import { EngineNotConfigured, EngineRejectedRequest } from '../../errors';
+import { EngineNotConfigured, EngineRateLimitDeferred, EngineRejectedRequest } from '../../errors';
 import type { EngineConnectionOptions } from '../../judgment.options';
 import type { Question } from '../../questions/question';
 import { connectionSettings } from '../connection.settings';
+import { limitMode } from '../limits/limit-context';
 import type { Engine, EngineRequest, EngineResponse } from '../engine.interface';
 import { statusError, transportError, type ResponseOrigin } from './jev.errors';
 import { isLoopbackUrl } from './loopback';
@@ -146,12 +147,22 @@ export class JevEngine implements Engine {
     if (refusal !== undefined) throw new EngineRejectedRequest(refusal);
   }
 
-  /** Posts the body, retrying 429/529 answers; returns the last response and how many requests were sent. */
+  /**
+   * Posts the body, retrying 429/529 answers; returns the last response and how many requests were sent. In a queued
+   * job (`limitMode().defer`) a 429 is not waited for here: it is handed to the queue, which pauses for retry-after.
+   */
   private async send(body: string): Promise<{ response: AxiosResponse<string>; attempts: number }> {
     for (let attempts = 1; ; attempts++) {
       const response = await this.http.post<string>(this.endpoint, body).catch((error: unknown) => {
         throw transportError(error, this.settings.connection, this.endpoint, this.settings.timeout);
       });
+      if (response.status === 429 && limitMode().defer) {
+        throw new EngineRateLimitDeferred(
+          `The Engine rate-limited the request (HTTP 429, connection "${this.settings.connection}"); the queue pauses ` +
+            'for its retry-after.',
+          retryWait(retryHeaders(response), attempts),
+        );
+      }
       if (!RETRYABLE_STATUSES.has(response.status) || attempts > this.settings.retries) return { response, attempts };
       await this.sleep(retryWait(retryHeaders(response), attempts));
     }

@@ -1,0 +1,136 @@
+import { InvalidRateLimit } from '../../errors';
+import type { ConnectionLimits, EngineConnectionOptions, LimiterOptions } from '../../judgment.options';
+
+/** Seconds per counting window when a connection's limits set none. */
+export const DEFAULT_LIMIT_WINDOW_SECONDS = 60;
+/** Seconds an inline call waits for a slot when `limiter.maxWait` is not set. */
+export const DEFAULT_LIMIT_MAX_WAIT_SECONDS = 10;
+/** Share of each window bulk work may use when `limiter.bulkShare` is not set. */
+export const DEFAULT_BULK_SHARE = 0.5;
+/** Redis key prefix of the counters when `limiter.prefix` is not set. */
+export const DEFAULT_LIMIT_PREFIX = 'judgment:limits';
+
+/** A connection's limits, checked: what each window of `windowSeconds` allows (null: no such limit). */
+export interface ResolvedLimits {
+  readonly requestsPerMinute: number | null;
+  readonly tokensPerMinute: number | null;
+  readonly windowSeconds: number;
+  /** Requests allowed per window. */
+  readonly requestsPerWindow: number | null;
+  /** Input tokens allowed per window. */
+  readonly tokensPerWindow: number | null;
+}
+
+/**
+ * Milliseconds of the assess queue's rate-limit window: the connection's window plus a margin (2 %, at least 200 ms).
+ * The Engine starts its window when our first request arrives, a network trip after we counted it; a window exactly
+ * as long as the Engine's would, after a few windows, send a burst just before the Engine's window ends.
+ */
+export function queueWindowMs(limits: ResolvedLimits): number {
+  const windowMs = limits.windowSeconds * 1000;
+  return windowMs + Math.max(200, Math.round(windowMs * 0.02));
+}
+
+/** The limiter options, checked and defaulted. */
+export interface ResolvedLimiter {
+  readonly redis: object | null;
+  /** Milliseconds an inline call waits for a slot. */
+  readonly maxWaitMs: number;
+  readonly prefix: string;
+  readonly bulkShare: number;
+}
+
+/**
+ * Reads `engines.<name>.limits`: null when the connection has none. Throws InvalidRateLimit naming the option when a
+ * limit is not a positive whole number, or the window is too short to allow even one request.
+ */
+export function connectionLimits(name: string, config: EngineConnectionOptions): ResolvedLimits | null {
+  const limits = config.limits;
+  if (limits === undefined || limits === null) return null;
+  const option = `engines.${name}.limits`;
+  if (typeof limits !== 'object' || Array.isArray(limits)) {
+    throw new InvalidRateLimit(
+      `${option} must be an object such as { requestsPerMinute: 1200, tokensPerMinute: 400000 }; got ${JSON.stringify(limits)}.`,
+    );
+  }
+  const known = new Set<string>(['requestsPerMinute', 'tokensPerMinute', 'windowSeconds']);
+  for (const key of Object.keys(limits)) {
+    if (!known.has(key)) {
+      throw new InvalidRateLimit(
+        `${option}.${key} is not a limit: use requestsPerMinute, tokensPerMinute and windowSeconds.`,
+      );
+    }
+  }
+  const requestsPerMinute = positiveInteger(limits, 'requestsPerMinute', option);
+  const tokensPerMinute = positiveInteger(limits, 'tokensPerMinute', option);
+  const windowSeconds = positiveInteger(limits, 'windowSeconds', option) ?? DEFAULT_LIMIT_WINDOW_SECONDS;
+  const perWindow = (perMinute: number | null, key: string) => {
+    if (perMinute === null) return null;
+    const allowed = Math.floor((perMinute * windowSeconds) / 60);
+    if (allowed < 1) {
+      throw new InvalidRateLimit(
+        `${option}.${key} is ${perMinute}, which allows less than one per window of ${windowSeconds} s: raise ` +
+          `${option}.windowSeconds, or the limit.`,
+      );
+    }
+    return allowed;
+  };
+  return {
+    requestsPerMinute,
+    tokensPerMinute,
+    windowSeconds,
+    requestsPerWindow: perWindow(requestsPerMinute, 'requestsPerMinute'),
+    tokensPerWindow: perWindow(tokensPerMinute, 'tokensPerMinute'),
+  };
+}
+
+/** Reads the module's `limiter` option; InvalidRateLimit names the option that is wrong. */
+export function resolveLimiter(options: LimiterOptions | undefined): ResolvedLimiter {
+  const given = options ?? {};
+  const maxWait = given.maxWait ?? DEFAULT_LIMIT_MAX_WAIT_SECONDS;
+  if (typeof maxWait !== 'number' || !Number.isFinite(maxWait) || maxWait < 0) {
+    throw new InvalidRateLimit(`limiter.maxWait must be a number of seconds of 0 or more; got ${String(maxWait)}.`);
+  }
+  const bulkShare = given.bulkShare ?? DEFAULT_BULK_SHARE;
+  if (typeof bulkShare !== 'number' || !(bulkShare > 0 && bulkShare <= 1)) {
+    throw new InvalidRateLimit(`limiter.bulkShare must be a number above 0 and at most 1; got ${String(bulkShare)}.`);
+  }
+  const prefix = given.prefix ?? DEFAULT_LIMIT_PREFIX;
+  if (typeof prefix !== 'string' || prefix === '') {
+    throw new InvalidRateLimit(`limiter.prefix must be a non-empty string; got ${JSON.stringify(prefix)}.`);
+  }
+  const redis = given.redis ?? null;
+  if (redis !== null && typeof (redis as { eval?: unknown }).eval !== 'function') {
+    throw new InvalidRateLimit(
+      'limiter.redis must be an ioredis client (new Redis(...)), or null to count per process.',
+    );
+  }
+  return { redis, maxWaitMs: Math.round(maxWait * 1000), prefix, bulkShare };
+}
+
+function positiveInteger(limits: ConnectionLimits, key: keyof ConnectionLimits, option: string): number | null {
+  const value: unknown = limits[key];
+  if (value === undefined || value === null) return null;
+  const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < 1) {
+    throw new InvalidRateLimit(
+      `${option}.${key} must be a positive whole number; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}.`,
+    );
+  }
+  return number;
+}
+
+/**
+ * A per-minute limit from the environment, which must carry its unit: `1200/min` or `20/s` (per second, times 60).
+ * Throws InvalidRateLimit naming the variable when the unit is missing or the number is not positive and whole.
+ */
+export function perMinuteFromEnv(variable: string, raw: string): number {
+  const match = /^\s*(\d+)\s*\/\s*(s|sec|second|m|min|minute)\s*$/i.exec(raw);
+  const count = match ? Number(match[1]) : NaN;
+  if (!match || count < 1) {
+    throw new InvalidRateLimit(
+      `${variable} must be a positive whole number with its time unit, such as 1200/min or 20/s; got "${raw}".`,
+    );
+  }
+  return /^s/i.test(match[2]) ? count * 60 : count;
+}

@@ -1,0 +1,53 @@
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import IORedis from 'ioredis';
+import type { EngineManager } from '../engines/engine.manager';
+import { queueWindowMs } from '../engines/limits/connection-limits';
+import type { JudgmentModuleOptions } from '../judgment.options';
+
+/**
+ * The Redis connection the connections' limits are counted on when the queue is enabled and `limiter.redis` is not
+ * given: a connection of its own to the assess queue's Redis, closed at shutdown. None when no connection has limits.
+ */
+export class QueueLimitRedis implements OnApplicationShutdown {
+  private constructor(readonly client: IORedis) {}
+
+  static for(options: JudgmentModuleOptions, assessQueue: Queue): QueueLimitRedis | undefined {
+    const limited = Object.values(options.engines ?? {}).some((config) => config?.limits);
+    if (!limited || options.limiter?.redis !== undefined) return undefined;
+    const connection = assessQueue.opts.connection as unknown;
+    if (connection instanceof IORedis) return new QueueLimitRedis(connection.duplicate());
+    // Commands fail after one retry while Redis is down, so the limiter's in-memory stand-in answers instead.
+    const { url, ...redisOptions } = { ...(connection as { url?: string }), maxRetriesPerRequest: 1 };
+    return new QueueLimitRedis(url ? new IORedis(url, redisOptions) : new IORedis(redisOptions));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.quit().catch(() => this.client.disconnect());
+  }
+}
+
+/**
+ * Applies the default connection's request limit to the assess queue as BullMQ's global rate limit (kept in Redis, so
+ * every worker on the queue obeys it together), or removes a global rate limit left from an earlier configuration.
+ */
+export class AssessQueueLimit implements OnApplicationBootstrap {
+  constructor(
+    private readonly assessQueue: Queue,
+    private readonly engines: EngineManager,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    let limits;
+    try {
+      limits = this.engines.limiter()?.limits;
+    } catch {
+      return; // A misconfigured default connection is the startup check's to report.
+    }
+    if (limits?.requestsPerWindow) {
+      await this.assessQueue.setGlobalRateLimit(limits.requestsPerWindow, queueWindowMs(limits));
+    } else {
+      await this.assessQueue.removeGlobalRateLimit();
+    }
+  }
+}

@@ -4,10 +4,12 @@ import { addEvalCommand } from './eval.command';
 import { addMakeDecisionCommand } from './make-decision.command';
 import { addMakeJudgmentCommand } from './make-judgment.command';
 import { addPruneCommand } from './prune.command';
+import { addReviewExpireCommand } from './review-expire.command';
 import { addStatusCommand } from './status.command';
 
 /**
- * The `judgment` commands (`eval`, `status`, `make:judgment`, `make:decision`, `prune`) as a commander program. The
+ * The `judgment` commands (`eval`, `status`, `make:judgment`, `make:decision`, `prune`,
+ * `review:expire`) as a commander program. The
  * commands that need the app boot it through `context`; the generators never do.
  */
 export function judgmentProgram(context: CliContext): Command {
@@ -20,6 +22,7 @@ export function judgmentProgram(context: CliContext): Command {
   addMakeJudgmentCommand(program);
   addMakeDecisionCommand(program);
   addPruneCommand(program, context);
+  addReviewExpireCommand(program, context);
   return program;
 }
 

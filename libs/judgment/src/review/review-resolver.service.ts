@@ -33,12 +33,11 @@ export class ReviewResolver {
     await this.access.authorize(record, reviewer, 'resolve');
     const resolver = this.access.reviewerReference(reviewer);
     const { outcomes, resolved } = this.checkResolution(record, resolution);
-    const override = heldByOther(record, resolver) && (await this.access.mayOverrideClaim(record, reviewer));
-    const { written, record: fresh } = await this.rows.recordResolution(
-      record.id,
-      { resolution: String(resolved), resolverType: resolver.type, resolverId: resolver.id },
-      override ? null : resolver,
-    );
+    const columns = { resolution: String(resolved), resolverType: resolver.type, resolverId: resolver.id };
+    let { written, record: fresh } = await this.rows.recordResolution(record.id, columns, resolver);
+    if (!written && fresh && heldByOther(fresh, resolver) && (await this.access.mayOverrideClaim(fresh, reviewer))) {
+      ({ written, record: fresh } = await this.rows.recordResolution(record.id, columns, null));
+    }
     if (!fresh) throw new InvalidResolution(`Record #${record.id} no longer exists (was it pruned?).`);
     Object.assign(record, fresh);
     if (!written) {
@@ -82,7 +81,7 @@ export class ReviewResolver {
   }
 }
 
-/** Whether someone other than `reviewer` held a live claim on the record as it was read. */
+/** Whether someone other than `reviewer` holds a live claim on the record. */
 function heldByOther(record: AssessmentRecord, reviewer: EntityReference): boolean {
   const claim = record.liveClaim();
   return claim !== null && (claim.holder.type !== reviewer.type || claim.holder.id !== reviewer.id);

@@ -141,15 +141,21 @@ export class ReviewDeadlines implements OnApplicationBootstrap, OnModuleDestroy 
     return this.registry.decisions().some((cls) => decisionMetadata(cls).reviewDeadline !== null);
   }
 
-  /** The sweep interval in milliseconds, or null for no sweep. */
   private sweepInterval(): number | null {
-    const given = this.options.given.review?.sweepInterval;
-    if (given === false) return null;
-    if (given === undefined) return this.extras.queue?.enabled ? null : DEFAULT_SWEEP_INTERVAL;
-    const parsed = parseDuration(given, { min: 1000, max: 24 * 3600 * 1000, text: '1 second to 24 hours' });
-    if ('problem' in parsed) {
-      throw new InvalidConfiguration(`JudgmentModule option review.sweepInterval is unusable: ${parsed.problem}.`);
-    }
-    return parsed.ms;
+    return sweepInterval(this.options.given.review?.sweepInterval, this.extras.queue?.enabled === true);
   }
+}
+
+/**
+ * The sweep interval in milliseconds, or null for no sweep: the option as given (1 second to 24 hours, or false),
+ * else every minute with the queue off and never with it on. InvalidConfiguration for an unusable value.
+ */
+export function sweepInterval(given: string | number | false | undefined, queueEnabled: boolean): number | null {
+  if (given === false) return null;
+  if (given === undefined) return queueEnabled ? null : DEFAULT_SWEEP_INTERVAL;
+  const parsed = parseDuration(given, { min: 1000, max: 24 * 3600 * 1000, text: '1 second to 24 hours' });
+  if ('problem' in parsed) {
+    throw new InvalidConfiguration(`JudgmentModule option review.sweepInterval is unusable: ${parsed.problem}.`);
+  }
+  return parsed.ms;
 }

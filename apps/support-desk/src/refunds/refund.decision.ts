@@ -12,7 +12,13 @@ export enum RefundOutcome {
  * Refund policy. The thresholds are the demo's calibrated values (see datasets/refund-abuse.json): a Review band
  * [0.30, 0.65) sits between the two automatic Outcomes, so a wobbling answer moves to Review, never across.
  */
-@Decision({ outcomes: RefundOutcome, review: [RefundOutcome.Escalate], version: '2', outcomeType: 'RefundOutcome' })
+@Decision({
+  outcomes: RefundOutcome,
+  // An escalation nobody resolves within two days is rejected (the customer may ask again).
+  review: { outcomes: [RefundOutcome.Escalate], deadline: '48h', onExpiry: RefundOutcome.Reject },
+  version: '2',
+  outcomeType: 'RefundOutcome',
+})
 export class RefundDecision implements Decision<RefundAbuse, RefundOutcome> {
   decide(assessment: Assessment<RefundAbuse>, judgment: RefundAbuse): RefundOutcome {
     const abusive = assessment.likelihood('abusive');

@@ -51,7 +51,8 @@ async function reviewer(agent: string, watch: Watch): Promise<{ context: Browser
 async function seriousViolations(page: Page): Promise<Array<{ id: string; impact: string; nodes: number }>> {
   await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
   const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'best-practice'] });
+    const page = globalThis as any;
+    const result = await page.axe.run(page.document, { runOnly: ['wcag2a', 'wcag2aa', 'best-practice'] });
     return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
   });
   return violations.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');

@@ -92,6 +92,7 @@ async function main(): Promise<void> {
   const queries = new RecordQueries(rows, access);
   const cases: Array<[string, () => Promise<unknown>]> = [
     ['awaiting Review, first page (baseline)', () => queries.awaitingReview({ limit: 20 })],
+    ['awaiting Review, page 50 (offset 980)', () => queries.awaitingReview({ limit: 20, offset: 980 })],
     ['unclaimed, first page', () => queries.awaitingReview({ unclaimed: true, limit: 20 })],
     ['unclaimed, page 50 (offset 980)', () => queries.awaitingReview({ unclaimed: true, limit: 20, offset: 980 })],
     ['claimed by me (staff #r2)', () => queries.awaitingReview({ claimedBy: { type: 'staff', id: 'r2' }, limit: 20 })],

@@ -183,3 +183,34 @@ it('deny by default: a browser that names no agent gets the forbidden page, not 
   expect(response!.headers()['content-security-policy']).toContain("default-src 'none'");
   await context.close();
 });
+
+it('the JSON API: claim, a conflict naming the holder, the claim filters, bad ttl and unknown records', async () => {
+  const post = (path: string, agent: string, body: unknown = {}) =>
+    fetch(`${base}/judgment/records/${path}`, {
+      method: 'POST',
+      headers: { 'x-agent': agent, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const claimed = await post(`${hostileId}/claim`, 'alice', { ttl: '5m' });
+  expect(claimed.status).toBe(200);
+  expect(((await claimed.json()) as { claim: unknown }).claim).toMatchObject({
+    holder: { type: 'agent', id: 'alice' },
+  });
+  const conflict = await post(`${hostileId}/claim`, 'bob');
+  expect(conflict.status).toBe(409);
+  const { error } = (await conflict.json()) as { error: { code: string; details: Record<string, unknown> } };
+  expect(error.code).toBe('conflict');
+  expect(error.details).toMatchObject({ type: 'ReviewClaimConflict', holder: { type: 'agent', id: 'alice' } });
+  const list = (claim: string, agent: string) =>
+    fetch(`${base}/judgment/reviews?claim=${claim}`, { headers: { 'x-agent': agent } }).then(async (r) =>
+      ((await r.json()) as { data: Array<{ id: number }> }).data.map((record) => record.id),
+    );
+  expect(await list('mine', 'alice')).toEqual([hostileId]);
+  expect(await list('unclaimed', 'bob')).not.toContain(hostileId);
+  const badTtl = await post(`${hostileId}/renew`, 'alice', { ttl: '0s' });
+  expect(badTtl.status).toBe(400);
+  expect(((await badTtl.json()) as { error: { message: string } }).error.message).toContain('1 second to 24 hours');
+  expect((await post('999999/claim', 'alice')).status).toBe(404);
+  expect((await post(`${hostileId}/release`, 'alice')).status).toBe(200);
+  expect(await list('unclaimed', 'bob')).toContain(hostileId);
+});

@@ -229,4 +229,50 @@ describe('judgment CLI', () => {
       expect(run.stdout).toBe('Pruned 2 records created more than 30 days ago.\n');
     });
   });
+
+  describe('review:expire', () => {
+    it("resolves the Reviews past their Decision's deadline with onExpiry (SQLite) and prints how many", async () => {
+      const dataSource = new DataSource({
+        type: 'better-sqlite3',
+        database,
+        entities: [Refund, ...judgmentEntities],
+        synchronize: true,
+      });
+      await dataSource.initialize();
+      const records = dataSource.getRepository(AssessmentRecord);
+      await records.clear();
+      const hour = 3_600_000;
+      const inReview = (deadline: Date | null) =>
+        records.create({
+          judgment: 'refund-abuse',
+          evidenceFingerprint: 'a'.repeat(64),
+          untrustedPaths: [],
+          questionsFingerprint: 'b'.repeat(64),
+          decision: 'RefundDecision',
+          outcomeType: 'RefundDecision',
+          outcome: 'escalate',
+          reviewRequestedAt: new Date(Date.now() - 50 * hour),
+          reviewDeadlineAt: deadline,
+        });
+      const [past, future, none] = await records.save([
+        inReview(new Date(Date.now() - 2 * hour)),
+        inReview(new Date(Date.now() + 2 * hour)),
+        inReview(null),
+      ]);
+      await dataSource.destroy();
+
+      const run = await cli(['review:expire']);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe('Expired 1 Review past the deadline (resolved with their onExpiry Outcome).\n');
+
+      await dataSource.initialize();
+      const rows = await records.findBy({});
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      expect(byId.get(past.id)).toMatchObject({ resolution: 'reject', resolverType: 'system', resolverId: 'deadline' });
+      expect(byId.get(future.id)!.resolvedAt).toBeNull();
+      expect(byId.get(none.id)!.resolvedAt).toBeNull();
+      await dataSource.destroy();
+    });
+  });
 });

@@ -58,7 +58,11 @@ export class RefundAbuse implements Judgment {
   }
 }
 
-@Decision({ outcomes: RefundOutcome, review: [RefundOutcome.Escalate], version: '1' })
+@Decision({
+  outcomes: RefundOutcome,
+  review: { outcomes: [RefundOutcome.Escalate], deadline: '48h', onExpiry: RefundOutcome.Reject },
+  version: '1',
+})
 export class RefundDecision implements Decision<RefundAbuse, RefundOutcome> {
   decide(assessment: Assessment<RefundAbuse>): RefundOutcome {
     const abusive = assessment.likelihood('abusive');

@@ -31,6 +31,14 @@ describe('npm run demo', () => {
       expect(await health.json()).toEqual({ status: 'ok' });
       const reviews = await fetch(`http://127.0.0.1:${port}/judgment/reviews`, { headers: { 'x-agent': 'alice' } });
       expect(((await reviews.json()) as { data: unknown[] }).data).toHaveLength(3);
+      await printed(demo, `Review page: http://localhost:${port}/judgment/desk`);
+      const login = await fetch(`http://127.0.0.1:${port}/agent-login?agent=alice`, { redirect: 'manual' });
+      expect(login.status).toBe(303);
+      const cookie = login.headers.get('set-cookie')!.split(';')[0];
+      expect(cookie).toBe('agent=alice');
+      const page = await fetch(`http://127.0.0.1:${port}/judgment/desk`, { headers: { cookie } });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<h1>Awaiting Review</h1>');
     } finally {
       await stop(demo);
     }

@@ -15,7 +15,7 @@ import { PostsService } from './moderation/posts.service';
 import { RefundAbuse } from './refunds/refund-abuse.judgment';
 import { RefundOutcome } from './refunds/refund.decision';
 import { RefundsService } from './refunds/refunds.service';
-import { AGENT_HEADER } from './review/agents';
+import { AGENT_COOKIE, AGENT_HEADER } from './review/agents';
 import { SupportDeskModule } from './support-desk.module';
 import { TicketsService } from './tickets/tickets.service';
 
@@ -190,6 +190,13 @@ async function resolveOne(app: INestApplication, awaiting: AssessmentRecord[]): 
 
 function printServing(port: number): void {
   const base = `http://localhost:${port}`;
+  out(`Review page: ${base}/judgment/desk`);
+  out(
+    `  Open ${base}/agent-login?agent=alice first: it sets the reviewer cookie (${AGENT_COOKIE}=alice) and opens the`,
+  );
+  out(
+    `  page; from curl, send the header '${AGENT_HEADER}: alice' instead. Agents: SUPPORT_DESK_AGENTS (default alice,bob).`,
+  );
   out(`HTTP API on ${base} (Ctrl-C stops it). Try:`);
   out(`  curl -s -X POST ${base}/refunds -H 'content-type: application/json' \\`);
   out(

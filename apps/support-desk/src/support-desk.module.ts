@@ -61,6 +61,7 @@ export class SupportDeskModule {
           useFactory: (engine: EngineSetup) => ({ ...engine.options, resolutionPolicy: AgentResolutionPolicy }),
         }),
         JudgmentHttpModule.forRootAsync({
+          ui: true,
           imports: [ReviewModule],
           inject: [Agents],
           useFactory: (agents: Agents) => ({

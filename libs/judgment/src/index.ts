@@ -27,6 +27,9 @@ export {
   AssessmentFailed,
   ReviewRequested,
   ReviewResolved,
+  ReviewClaimed,
+  ReviewReleased,
+  ReviewExpired,
 } from './events/judgment.events';
 export { AssessmentRecord } from './persistence/assessment-record.entity';
 export { judgmentEntities, judgmentMigrations } from './persistence';
@@ -34,6 +37,7 @@ export { AssessmentRecords } from './records/assessment-records.service';
 export type { RecordFilter } from './records/record-queries.service';
 export type { Reviewer } from './persistence/reviewer';
 export type { ResolutionPolicy } from './review/resolution-policy';
+export type { ClaimOptions } from './review/review-claims.service';
 export { Calibration, type CalibrationRunOptions } from './calibration/calibration.service';
 export { CalibrationReport } from './calibration/calibration.report';
 export { LabelledCase } from './calibration/labelled-case';
@@ -69,6 +73,9 @@ export {
   UnrebuildableAssessment,
   SubjectNotFound,
   InvalidResolution,
+  InvalidClaim,
+  ReviewClaimConflict,
+  UnknownRecord,
   ResolutionForbidden,
   InvalidCalibration,
   InvalidRecordQuery,

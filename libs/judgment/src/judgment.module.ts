@@ -38,6 +38,9 @@ import { RecordQueries } from './records/record-queries.service';
 import { RecordRetention } from './records/record-retention.service';
 import { Replay } from './records/replay.service';
 import { ResolutionPolicyHost } from './review/resolution-policy';
+import { ReviewAccess } from './review/review-access';
+import { ReviewClaims } from './review/review-claims.service';
+import { ReviewDeadlines } from './review/review-deadlines.service';
 import { ReviewResolver } from './review/review-resolver.service';
 import { JudgmentStartupCheck } from './judgment.startup';
 import { InlineDispatch } from './queue/inline.dispatcher';
@@ -62,7 +65,10 @@ const SERVICES: Provider[] = [
   RecordQueries,
   RecordRetention,
   ResolutionPolicyHost,
+  ReviewAccess,
   ReviewResolver,
+  ReviewClaims,
+  ReviewDeadlines,
   AssessmentRecords,
   AssessmentCache,
   Calibration,

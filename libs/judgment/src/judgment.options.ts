@@ -89,6 +89,15 @@ export interface JudgmentModuleOptions {
   calibration?: { concurrency?: number };
   /** Where the connections' `limits` are counted, and how long inline calls wait for a slot. */
   limiter?: LimiterOptions;
+  /** The review desk's deadlines (declared per Decision: `@Decision({ review: { deadline, onExpiry } })`). */
+  review?: {
+    /**
+     * How often this app sweeps for Reviews past their deadline (`'1m'`, `'30s'`, or milliseconds; at least 1 second),
+     * or false for never (then run `judgment review:expire`). Default: every minute with the queue off (and only when a
+     * registered Decision declares a deadline); never with the queue on, where each deadline is a delayed job.
+     */
+    sweepInterval?: string | number | false;
+  };
   /** The environment name; `production` refuses alias models. Default: NODE_ENV. */
   environment?: string;
   /**
@@ -161,6 +170,8 @@ export interface JudgmentQueueOptions {
   assessQueue?: string;
   /** Name of the decide queue (default `judgment-decide`). */
   decideQueue?: string;
+  /** Name of the review queue, holding each review deadline as a delayed job (default `judgment-review`). */
+  reviewQueue?: string;
   /** The BullModule.forRoot configKey the queues use. */
   configKey?: string;
   /** Attempts of an assess job (default 1; each attempt is a paid Engine round). Values below 1 count as 1. */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AgentLoginController } from './agent-login.controller';
 import { Agents } from './agents';
 import { NotificationsController } from './notifications.controller';
 import { ReviewNotification } from './review-notification.entity';
@@ -11,7 +12,7 @@ import { ReviewNotifier } from './review-notifier.listener';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([ReviewNotification])],
-  controllers: [NotificationsController],
+  controllers: [NotificationsController, AgentLoginController],
   providers: [Agents, ReviewNotifier],
   exports: [Agents],
 })

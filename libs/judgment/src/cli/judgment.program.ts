@@ -5,11 +5,12 @@ import { addEvalCommand } from './eval.command';
 import { addMakeDecisionCommand } from './make-decision.command';
 import { addMakeJudgmentCommand } from './make-judgment.command';
 import { addPruneCommand } from './prune.command';
+import { addReviewExpireCommand } from './review-expire.command';
 import { addStatusCommand } from './status.command';
 
 /**
- * The `judgment` commands (`eval`, `status`, `check`, `make:judgment`, `make:decision`, `prune`) as a commander program. The
- * commands that need the app boot it through `context`; the generators never do.
+ * The `judgment` commands (`eval`, `status`, `check`, `make:judgment`, `make:decision`, `prune`, `review:expire`) as a
+ * commander program. The commands that need the app boot it through `context`; the generators never do.
  */
 export function judgmentProgram(context: CliContext): Command {
   // exitOverride before the commands are added, so they inherit it: a usage error ends in runProgram, not process.exit.
@@ -22,6 +23,7 @@ export function judgmentProgram(context: CliContext): Command {
   addMakeJudgmentCommand(program);
   addMakeDecisionCommand(program);
   addPruneCommand(program, context);
+  addReviewExpireCommand(program, context);
   return program;
 }
 

@@ -3,6 +3,32 @@ import type { Decider } from '../assessment/assessment';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { Outcome, OutcomeEnum } from '../definition/outcome';
 import { InvalidDecision } from '../errors';
+import { parseDuration } from './duration';
+
+/** The review deadlines a Decision may declare: 1 second to 366 days. */
+export const REVIEW_DEADLINE_BOUNDS = { min: 1000, max: 366 * 24 * 3600 * 1000, text: '1 second to 366 days' } as const;
+
+/** Review options of a Decision: the Outcomes that need a person and, optionally, a deadline for them. */
+export interface DecisionReviewOptions<O extends Outcome = Outcome> {
+  /** Outcomes that need a person: deciding one puts the record in Review. */
+  outcomes: readonly O[];
+  /**
+   * How long a record may wait in Review (`'48h'`, `'7d'`, or milliseconds; 1 second to 366 days). When it passes,
+   * the record is resolved by the system with `onExpiry`. No default: without a deadline, records wait.
+   */
+  deadline?: string | number;
+  /** The Outcome an expired Review resolves to; required with `deadline`, and not itself a Review Outcome. */
+  onExpiry?: O;
+}
+
+/** A Decision's review deadline: after how long, and the Outcome it resolves to. */
+export interface ReviewDeadline {
+  /** Milliseconds after the record entered Review. */
+  readonly after: number;
+  /** The deadline as declared (e.g. `'48h'`). */
+  readonly declared: string;
+  readonly onExpiry: Outcome;
+}
 
 // The shape is the Assessment's own Decider (what `assessment.decide()` takes), so that assessment/ needs nothing from
 // here; a Decision is a Decider declared with @Decision(), whose metadata deciding checks the Outcome against.
@@ -22,8 +48,11 @@ export interface Decision<J extends Judgment = any, O extends Outcome = Outcome>
 export interface DecisionOptions<O extends Outcome = Outcome> {
   /** The Outcome enum, e.g. `RefundOutcome`. */
   outcomes: OutcomeEnum;
-  /** Outcomes that need a person: deciding one puts the record in Review. */
-  review?: readonly O[];
+  /**
+   * Outcomes that need a person: deciding one puts the record in Review. Either the list, or
+   * `{ outcomes, deadline, onExpiry }` to resolve a record nobody resolved in time to `onExpiry`.
+   */
+  review?: readonly O[] | DecisionReviewOptions<O>;
   /** Recorded with every decision and part of the calibration identity: bump it when thresholds change. */
   version?: string | number;
   /** Stable name stored in records and used by the CLI. Default: the class name. */
@@ -38,6 +67,8 @@ export interface DecisionMetadata {
   readonly name: string;
   readonly outcomes: readonly Outcome[];
   readonly review: ReadonlySet<Outcome>;
+  /** The review deadline, or null when records in Review wait until a person resolves them. */
+  readonly reviewDeadline: ReviewDeadline | null;
   readonly version: string | null;
   readonly outcomeType: string;
 }
@@ -62,7 +93,8 @@ export function Decision<O extends Outcome>(options: DecisionOptions<O>): ClassD
     }
     const outcomes = enumValues(options.outcomes);
     if (outcomes.length === 0) throw new InvalidDecision(`The outcomes enum of ${name} has no members.`);
-    for (const outcome of options.review ?? []) {
+    const review = reviewOptions(name, options.review);
+    for (const outcome of review.outcomes) {
       if (!outcomes.includes(outcome)) {
         throw new InvalidDecision(
           `@Decision() of ${name} lists ${JSON.stringify(outcome)} for Review, but it is not one of its outcomes ` +
@@ -73,11 +105,60 @@ export function Decision<O extends Outcome>(options: DecisionOptions<O>): ClassD
     decisions.set(target, {
       name,
       outcomes: Object.freeze(outcomes),
-      review: new Set(options.review ?? []),
+      review: new Set(review.outcomes),
+      reviewDeadline: reviewDeadline(name, review, outcomes),
       version: options.version === undefined ? null : String(options.version),
       outcomeType: options.outcomeType ?? name,
     });
   };
+}
+
+/** The review options in their object form (the plain list is `{ outcomes: list }`). */
+function reviewOptions(name: string, review: DecisionOptions['review']): DecisionReviewOptions {
+  if (review === undefined) return { outcomes: [] };
+  if (Array.isArray(review)) return { outcomes: review };
+  if (review === null || typeof review !== 'object' || !Array.isArray((review as DecisionReviewOptions).outcomes)) {
+    throw new InvalidDecision(
+      `@Decision() of ${name} has a review option that is neither a list of Outcomes nor ` +
+        '{ outcomes: [...], deadline?, onExpiry? }.',
+    );
+  }
+  return review as DecisionReviewOptions;
+}
+
+/** Checks a declared deadline: a parseable duration within the bound, with an `onExpiry` Outcome nobody reviews. */
+function reviewDeadline(name: string, review: DecisionReviewOptions, outcomes: Outcome[]): ReviewDeadline | null {
+  const { deadline, onExpiry } = review;
+  if (deadline === undefined && onExpiry === undefined) return null;
+  if (deadline === undefined) {
+    throw new InvalidDecision(
+      `@Decision() of ${name} declares review.onExpiry without review.deadline: add a deadline (e.g. '48h'), or ` +
+        'drop onExpiry.',
+    );
+  }
+  const parsed = parseDuration(deadline, REVIEW_DEADLINE_BOUNDS);
+  if ('problem' in parsed) {
+    throw new InvalidDecision(`@Decision() of ${name} has an unusable review.deadline: ${parsed.problem}.`);
+  }
+  if (onExpiry === undefined) {
+    throw new InvalidDecision(
+      `@Decision() of ${name} declares review.deadline ${JSON.stringify(deadline)} without review.onExpiry: name ` +
+        'the Outcome an expired Review resolves to (there is no default).',
+    );
+  }
+  if (!outcomes.includes(onExpiry)) {
+    throw new InvalidDecision(
+      `@Decision() of ${name} has review.onExpiry ${JSON.stringify(onExpiry)}, which is not one of its outcomes ` +
+        `(${outcomes.map((o) => JSON.stringify(o)).join(', ')}).`,
+    );
+  }
+  if (review.outcomes.includes(onExpiry)) {
+    throw new InvalidDecision(
+      `@Decision() of ${name} has review.onExpiry ${JSON.stringify(onExpiry)}, which itself requires Review: an ` +
+        'expired Review must resolve to an Outcome a person could settle on.',
+    );
+  }
+  return { after: parsed.ms, declared: String(deadline), onExpiry };
 }
 
 /** The static metadata of a Decision class, or an InvalidDecision naming how to declare it. */

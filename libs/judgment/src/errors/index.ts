@@ -9,3 +9,4 @@ export * from './generator.errors';
 export * from './testing.errors';
 export * from './check.errors';
 export { MissingPeerDependency, type PeerProblem } from './peer.errors';
+export * from './review.errors';

@@ -65,5 +65,49 @@ export class ReviewResolved<O extends Outcome = Outcome> {
   ) {}
 }
 
+/** A reviewer took the claim on a record in Review (not fired when the holder renews the lease). */
+export class ReviewClaimed {
+  static readonly NAME = 'judgment.review.claimed';
+  constructor(
+    readonly record: AssessmentRecord,
+    readonly reviewer: Reviewer,
+    /** When the lease ends unless renewed. */
+    readonly expiresAt: Date,
+  ) {}
+}
+
+/** The holder released its claim on a record in Review; anyone may claim it now. */
+export class ReviewReleased {
+  static readonly NAME = 'judgment.review.released';
+  constructor(
+    readonly record: AssessmentRecord,
+    readonly reviewer: Reviewer,
+  ) {}
+}
+
+/**
+ * Nobody resolved a record before its Decision's review deadline: the system resolved it with the Decision's
+ * `onExpiry` Outcome (resolver `system` #`deadline`). ReviewResolved follows, with the system as the reviewer.
+ */
+export class ReviewExpired<O extends Outcome = Outcome> {
+  static readonly NAME = 'judgment.review.expired';
+  readonly reason = 'deadline' as const;
+  constructor(
+    readonly record: AssessmentRecord,
+    /** The automatic Outcome that sent the record to Review. */
+    readonly outcome: O,
+    /** The Decision's `onExpiry` Outcome the record was resolved with. */
+    readonly resolution: O,
+    readonly deadlineAt: Date,
+  ) {}
+}
+
 export type JudgmentEvent =
-  AssessmentCompleted | AssessmentFailed | AssessmentDecided | ReviewRequested | ReviewResolved;
+  | AssessmentCompleted
+  | AssessmentFailed
+  | AssessmentDecided
+  | ReviewRequested
+  | ReviewResolved
+  | ReviewClaimed
+  | ReviewReleased
+  | ReviewExpired;

@@ -5,8 +5,11 @@ import {
   EngineFailed,
   EngineOverloaded,
   EngineUnauthorized,
+  InvalidClaim,
   InvalidEvidence,
   InvalidQuestion,
+  ReviewClaimConflict,
+  UnknownRecord,
   InvalidResolution,
   ResolutionForbidden,
   SubjectNotFound,
@@ -44,6 +47,23 @@ describe('the error envelope', () => {
     expect(coded(new UnrebuildableAssessment('changed'))).toEqual({ status: 409, code: 'conflict' });
     expect(coded(new SubjectNotFound('deleted'))).toEqual({ status: 404, code: 'not_found' });
     expect(coded(new UnknownJudgmentName('typo'))).toEqual({ status: 404, code: 'not_found' });
+  });
+
+  it('claims: a conflict is 409 with the holder and expiry, an unknown record 404, a bad ttl 400', () => {
+    const expiresAt = new Date('2026-12-01T02:00:00.000Z');
+    const { status, body } = errorEnvelope(
+      new ReviewClaimConflict(7, { type: 'staff', id: 'ann' }, expiresAt, 'claimed'),
+    );
+    expect(status).toBe(409);
+    expect(body.error.code).toBe('conflict');
+    expect(body.error.details).toEqual({
+      type: 'ReviewClaimConflict',
+      holder: { type: 'staff', id: 'ann' },
+      expiresAt: '2026-12-01T02:00:00.000Z',
+    });
+    expect(body.error.message).toContain('Record #7 is claimed by staff #ann until 2026-12-01T02:00:00.000Z');
+    expect(coded(new UnknownRecord(7))).toEqual({ status: 404, code: 'not_found' });
+    expect(coded(new InvalidClaim('ttl'))).toEqual({ status: 400, code: 'validation_error' });
   });
 
   it('a record whose Decision this server no longer knows is a conflict, not a missing record', () => {

@@ -4,12 +4,15 @@ import {
   EngineFailed,
   EngineOverloaded,
   EngineRateLimited,
+  InvalidClaim,
   InvalidEvidence,
   InvalidResolution,
+  ReviewClaimConflict,
   ResolutionForbidden,
   SubjectNotFound,
   UnknownDecision,
   UnknownJudgmentName,
+  UnknownRecord,
   UnrebuildableAssessment,
 } from '../errors';
 
@@ -65,6 +68,15 @@ export function errorEnvelope(exception: unknown): { status: number; body: Judgm
     return reply(status, CODE_OF_STATUS[status] ?? 'validation_error', httpMessage(exception));
   }
   if (exception instanceof ResolutionForbidden) return reply(403, 'forbidden', exception.message);
+  if (exception instanceof ReviewClaimConflict) {
+    return reply(409, 'conflict', exception.message, {
+      type: exception.name,
+      holder: exception.holder,
+      expiresAt: exception.expiresAt.toISOString(),
+    });
+  }
+  if (exception instanceof UnknownRecord) return reply(404, 'not_found', exception.message, { type: exception.name });
+  if (exception instanceof InvalidClaim) return reply(400, 'validation_error', exception.message);
   // An unknown Decision means the server no longer knows the record's Decision: the record exists, so not a 404.
   if (
     exception instanceof InvalidResolution ||

@@ -1,6 +1,6 @@
 import './peers';
 export { JudgmentHttpModule } from './judgment-http.module';
-export { JUDGMENT_HTTP_OPTIONS } from './judgment-http.module-definition';
+export { JUDGMENT_HTTP_OPTIONS, type JudgmentHttpExtras } from './judgment-http.module-definition';
 export type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
 export { JudgmentHttpExceptionFilter } from './judgment-http-exception.filter';
 export {

@@ -1,17 +1,44 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { CanViewRecordsGuard } from './can-view.guard';
 import { JudgmentHttpExceptionFilter } from './judgment-http-exception.filter';
-import { JudgmentHttpConfigurableModule } from './judgment-http.module-definition';
+import {
+  JUDGMENT_HTTP_ASYNC_OPTIONS_TYPE,
+  JUDGMENT_HTTP_OPTIONS_TYPE,
+  JudgmentHttpConfigurableModule,
+  type JudgmentHttpExtras,
+} from './judgment-http.module-definition';
+import { JudgmentReviewPageController } from './review-page.controller';
+import { CsrfGuard } from './csrf';
+import { ReviewPageExceptionFilter } from './review-page.filter';
 import { JudgmentReviewsController } from './judgment-reviews.controller';
 
 /**
  * The optional Review HTTP adapter, for an admin UI: `GET /judgment/reviews`, `GET /judgment/records/:id`,
  * `POST /judgment/records/:id/resolve`. Import it beside `JudgmentModule.forRoot()`:
  * `JudgmentHttpModule.forRoot({ canView, reviewerFrom })` (or `forRootAsync` to inject services). Both options
- * default to refusing. Prefix its routes with Nest's RouterModule or a global prefix.
+ * default to refusing. Prefix its routes with Nest's RouterModule or a global prefix. `ui: true` adds the review
+ * page at `/judgment/desk` (claims, release, resolve; `POST /judgment/records/:id/claim|renew|release` in JSON).
  */
 @Module({
   controllers: [JudgmentReviewsController],
   providers: [CanViewRecordsGuard, JudgmentHttpExceptionFilter],
 })
-export class JudgmentHttpModule extends JudgmentHttpConfigurableModule {}
+export class JudgmentHttpModule extends JudgmentHttpConfigurableModule {
+  static forRoot(options: typeof JUDGMENT_HTTP_OPTIONS_TYPE): DynamicModule {
+    return withPage(super.forRoot(options), options);
+  }
+
+  static forRootAsync(options: typeof JUDGMENT_HTTP_ASYNC_OPTIONS_TYPE): DynamicModule {
+    return withPage(super.forRootAsync(options), options);
+  }
+}
+
+/** Mounts the review page when `ui` is true. */
+function withPage(definition: DynamicModule, extras: JudgmentHttpExtras): DynamicModule {
+  if (extras.ui !== true) return definition;
+  return {
+    ...definition,
+    controllers: [...(definition.controllers ?? []), JudgmentReviewPageController],
+    providers: [...(definition.providers ?? []), CsrfGuard, ReviewPageExceptionFilter],
+  };
+}

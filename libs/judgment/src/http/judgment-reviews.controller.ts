@@ -1,7 +1,6 @@
 import {
   Body,
   Controller,
-  ForbiddenException,
   Get,
   HttpCode,
   Inject,
@@ -21,7 +20,8 @@ import { JudgmentHttpExceptionFilter } from './judgment-http-exception.filter';
 import { JUDGMENT_HTTP_OPTIONS } from './judgment-http.module-definition';
 import type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
 import { type RecordDetail, type RecordSummary, recordDetail, recordSummary } from './record.view';
-import { ListReviewsQuery, RecordIdParams, ResolveReviewDto } from './review.dto';
+import { ClaimReviewDto, ListReviewsQuery, RecordIdParams, ResolveReviewDto } from './review.dto';
+import { requestReviewer } from './reviewer-from';
 import { judgmentValidationPipe } from './validation';
 
 /** One page of the Review list; `next` is the offset of the next page, or null on the last one. */
@@ -45,12 +45,14 @@ export class JudgmentReviewsController {
     private readonly records: AssessmentRecords,
   ) {}
 
-  /** `GET /judgment/reviews?limit=20&offset=0&judgment=refund-abuse` — oldest first. */
+  /** `GET /judgment/reviews?limit=20&offset=0&judgment=refund-abuse&claim=unclaimed|mine` — oldest first. */
   @Get('reviews')
   @UseGuards(CanViewRecordsGuard)
-  async list(@Query() query: ListReviewsQuery): Promise<ReviewPage> {
+  async list(@Query() query: ListReviewsQuery, @Req() request: JudgmentHttpRequest): Promise<ReviewPage> {
     const records = await this.records.awaitingReview({
       judgment: query.judgment,
+      ...(query.claim === 'unclaimed' ? { unclaimed: true } : {}),
+      ...(query.claim === 'mine' ? { claimedBy: await requestReviewer(this.options, request) } : {}),
       limit: query.limit + 1,
       offset: query.offset,
     });
@@ -77,15 +79,44 @@ export class JudgmentReviewsController {
     @Body() body: ResolveReviewDto,
     @Req() request: JudgmentHttpRequest,
   ): Promise<RecordDetail> {
-    const reviewer = await (this.options.reviewerFrom ?? defaultReviewer)(request);
-    if (reviewer === null || reviewer === undefined) {
-      throw new ForbiddenException(
-        'The request names no reviewer: authenticate it, or tell JudgmentHttpModule how to find the reviewer ' +
-          'with the reviewerFrom(request) option.',
-      );
-    }
+    const reviewer = await requestReviewer(this.options, request);
     const record = await this.find(params.id);
     return recordDetail(await this.records.resolve(record, body.resolution, reviewer));
+  }
+
+  /** `POST /judgment/records/:id/claim` with `{ "ttl": "15m" }` (optional) — 409 `conflict` while another holds it. */
+  @Post('records/:id/claim')
+  @HttpCode(200)
+  @UseGuards(CanViewRecordsGuard)
+  async claim(
+    @Param() params: RecordIdParams,
+    @Body() body: ClaimReviewDto,
+    @Req() request: JudgmentHttpRequest,
+  ): Promise<RecordDetail> {
+    const reviewer = await requestReviewer(this.options, request);
+    return recordDetail(await this.records.claim(params.id, reviewer, { ttl: body.ttl }));
+  }
+
+  /** `POST /judgment/records/:id/renew` with `{ "ttl": "15m" }` (optional) — the holder's heartbeat. */
+  @Post('records/:id/renew')
+  @HttpCode(200)
+  @UseGuards(CanViewRecordsGuard)
+  async renew(
+    @Param() params: RecordIdParams,
+    @Body() body: ClaimReviewDto,
+    @Req() request: JudgmentHttpRequest,
+  ): Promise<RecordDetail> {
+    const reviewer = await requestReviewer(this.options, request);
+    return recordDetail(await this.records.renew(params.id, reviewer, { ttl: body.ttl }));
+  }
+
+  /** `POST /judgment/records/:id/release` — frees the holder's claim. */
+  @Post('records/:id/release')
+  @HttpCode(200)
+  @UseGuards(CanViewRecordsGuard)
+  async release(@Param() params: RecordIdParams, @Req() request: JudgmentHttpRequest): Promise<RecordDetail> {
+    const reviewer = await requestReviewer(this.options, request);
+    return recordDetail(await this.records.release(params.id, reviewer));
   }
 
   private async find(id: number): Promise<AssessmentRecord> {
@@ -93,9 +124,4 @@ export class JudgmentReviewsController {
     if (!record) throw new NotFoundException(`Assessment record #${id} does not exist.`);
     return record;
   }
-}
-
-/** Without reviewerFrom: the authenticated user (Passport's `request.user`), if any. */
-function defaultReviewer(request: JudgmentHttpRequest) {
-  return (request.user ?? null) as ReturnType<NonNullable<JudgmentHttpOptions['reviewerFrom']>>;
 }

@@ -19,6 +19,13 @@ export interface RecordSummary {
   readonly outcome: string | null;
   readonly decision: { readonly name: string; readonly version: string | null } | null;
   readonly reviewRequestedAt: string | null;
+  /** When the Review resolves to the Decision's onExpiry Outcome; null without a deadline. */
+  readonly reviewDeadlineAt: string | null;
+  /** The live claim (holder and lease expiry), or null when nobody holds one. */
+  readonly claim: {
+    readonly holder: { readonly type: string; readonly id: string };
+    readonly expiresAt: string;
+  } | null;
   readonly createdAt: string;
 }
 
@@ -68,6 +75,8 @@ export function recordSummary(record: AssessmentRecord): RecordSummary {
     outcome: record.outcome,
     decision: record.decision === null ? null : { name: record.decision, version: record.decisionVersion },
     reviewRequestedAt: iso(record.reviewRequestedAt),
+    reviewDeadlineAt: iso(record.reviewDeadlineAt),
+    claim: liveClaim(record),
     createdAt: iso(record.createdAt) as string,
   };
 }
@@ -125,6 +134,11 @@ export function markUntrusted(evidence: unknown, untrustedPaths: ReadonlySet<str
     );
   }
   return evidence;
+}
+
+function liveClaim(record: AssessmentRecord): RecordSummary['claim'] {
+  const claim = record.isAwaitingReview() ? record.liveClaim() : null;
+  return claim ? { holder: claim.holder, expiresAt: claim.expiresAt.toISOString() } : null;
 }
 
 function join(path: string, key: string): string {

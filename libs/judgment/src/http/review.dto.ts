@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import {
+  IsIn,
   IsInt,
   IsNotEmpty,
   IsOptional,
@@ -35,6 +36,11 @@ export class ListReviewsQuery {
   @IsNotEmpty()
   @MaxLength(255)
   judgment?: string;
+
+  /** `unclaimed`: only records nobody holds a live claim on; `mine`: only those the requesting reviewer holds. */
+  @IsOptional()
+  @IsIn(['unclaimed', 'mine'])
+  claim?: 'unclaimed' | 'mine';
 }
 
 /** `:id` of a record route. */
@@ -66,4 +72,32 @@ export class ResolveReviewDto {
   /** The reviewer's Outcome: a member of the record's Outcome enum that does not itself require Review. */
   @IsOutcomeValue()
   resolution!: string | number;
+}
+
+/** `POST /judgment/records/:id/claim` and `/renew` */
+export class ClaimReviewDto {
+  /** The lease: `'15m'`, `'90s'`, or milliseconds; 1 second to 24 hours. Default 15 minutes. */
+  @IsOptional()
+  @ValidateBy({
+    name: 'isDuration',
+    validator: {
+      validate: (value: unknown) =>
+        (typeof value === 'string' && value.trim() !== '' && value.length <= 64) ||
+        (typeof value === 'number' && Number.isFinite(value)),
+      defaultMessage: () => "ttl must be a duration like '15m' or a number of milliseconds",
+    },
+  })
+  ttl?: string | number;
+}
+
+/** A POST form of the review page: its CSRF token (checked by CsrfGuard). */
+export class ReviewPageForm {
+  @IsString()
+  _csrf!: string;
+}
+
+/** The review page's resolve form. */
+export class ReviewPageResolveForm extends ReviewPageForm {
+  @IsOutcomeValue()
+  resolution!: string;
 }

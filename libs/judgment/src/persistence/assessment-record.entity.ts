@@ -95,6 +95,21 @@ export class AssessmentRecord {
   @Column({ name: 'resolved_at', type: Date, nullable: true })
   resolvedAt!: Date | null;
 
+  /** Who holds the claim on this record in Review (a lease), as a reviewer reference; null when never claimed. */
+  @Column({ name: 'claim_holder_type', type: 'varchar', length: 255, nullable: true })
+  claimHolderType!: string | null;
+
+  @Column({ name: 'claim_holder_id', type: 'varchar', length: 255, nullable: true })
+  claimHolderId!: string | null;
+
+  /** When the claim's lease ends; after it the record is free to claim again. */
+  @Column({ name: 'claim_expires_at', type: Date, nullable: true })
+  claimExpiresAt!: Date | null;
+
+  /** When a record in Review resolves to its Decision's `onExpiry` Outcome; null when the Decision declares none. */
+  @Column({ name: 'review_deadline_at', type: Date, nullable: true })
+  reviewDeadlineAt!: Date | null;
+
   @Index('judgment_assessments_created_at_index')
   @CreateDateColumn({ name: 'created_at' })
   createdAt!: Date;
@@ -114,5 +129,13 @@ export class AssessmentRecord {
 
   isResolved(): boolean {
     return this.resolvedAt !== null;
+  }
+
+  /** The live claim at `now` (holder and expiry), or null when unclaimed or the lease ran out. */
+  liveClaim(now: Date = new Date()): { holder: { type: string; id: string }; expiresAt: Date } | null {
+    if (this.claimHolderType === null || this.claimHolderId === null || this.claimExpiresAt === null) return null;
+    const expiresAt = new Date(this.claimExpiresAt);
+    if (expiresAt.getTime() <= now.getTime()) return null;
+    return { holder: { type: this.claimHolderType, id: this.claimHolderId }, expiresAt };
   }
 }

@@ -10,7 +10,14 @@ import { InvalidConfiguration } from '../errors';
 import type { JudgmentModuleExtras } from '../judgment.module-definition';
 import type { ResolvedJudgmentOptions, ResolvedPersistence } from '../judgment.options';
 import { AssessmentRecord } from './assessment-record.entity';
-import { entityReference, isEntity } from './entity-reference';
+import { type EntityReference, entityReference, isEntity } from './entity-reference';
+
+/** The resolver recorded when a deadline resolves a Review: the system, for the reason `deadline`. */
+export const DEADLINE_RESOLVER = { resolverType: 'system', resolverId: 'deadline' } as const;
+
+const AWAITING_REVIEW = 'review_requested_at IS NOT NULL AND resolved_at IS NULL';
+const HELD_BY = 'claim_holder_type = :holderType AND claim_holder_id = :holderId';
+const FREE_OR_HELD_BY = `(claim_holder_type IS NULL OR claim_expires_at <= :now OR (${HELD_BY}))`;
 
 /** What is known about one attempt before the Engine is asked: the columns every record of it shares. */
 export interface AttemptContext {
@@ -96,12 +103,21 @@ export class RecordWriter {
     id: number,
     columns: { decision: string; decisionVersion: string | null; outcomeType: string; outcome: string },
     entersReview: boolean,
+    /** Milliseconds the record may wait in Review before its deadline (null: no deadline). */
+    reviewDeadline: number | null = null,
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
     const repository = this.repository();
+    const now = new Date();
+    const review = entersReview
+      ? {
+          reviewRequestedAt: now,
+          ...(reviewDeadline === null ? {} : { reviewDeadlineAt: new Date(now.getTime() + reviewDeadline) }),
+        }
+      : {};
     const result = await repository
       .createQueryBuilder()
       .update(AssessmentRecord)
-      .set({ ...columns, ...(entersReview ? { reviewRequestedAt: new Date() } : {}) })
+      .set({ ...columns, ...review })
       .where('id = :id', { id })
       .andWhere('review_requested_at IS NULL')
       .execute();
@@ -115,17 +131,94 @@ export class RecordWriter {
   async recordResolution(
     id: number,
     columns: { resolution: string; resolverType: string; resolverId: string },
+    /** Unless null (an override), the write also requires that no one else holds a live claim on the record. */
+    claimant: EntityReference | null,
+  ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
+    const repository = this.repository();
+    const now = new Date();
+    const update = repository
+      .createQueryBuilder()
+      .update(AssessmentRecord)
+      .set({ ...columns, resolvedAt: now })
+      .where('id = :id', { id })
+      .andWhere(AWAITING_REVIEW);
+    if (claimant) update.andWhere(FREE_OR_HELD_BY, { now, holderType: claimant.type, holderId: claimant.id });
+    const result = await update.execute();
+    return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+  }
+
+  /**
+   * Takes or extends a claim in one conditional UPDATE: the record must await Review and be unclaimed, its lease run
+   * out, or held by `holder` already (`renew` only the last). Of concurrent claimants exactly one is written.
+   */
+  async recordClaim(
+    id: number,
+    holder: EntityReference,
+    expiresAt: Date,
+    mode: 'claim' | 'renew',
+  ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
+    const repository = this.repository();
+    const holderOf = { holderType: holder.type, holderId: holder.id };
+    const result = await repository
+      .createQueryBuilder()
+      .update(AssessmentRecord)
+      .set({ claimHolderType: holder.type, claimHolderId: holder.id, claimExpiresAt: expiresAt })
+      .where('id = :id', { id })
+      .andWhere(AWAITING_REVIEW)
+      .andWhere(mode === 'claim' ? FREE_OR_HELD_BY : HELD_BY, { now: new Date(), ...holderOf })
+      .execute();
+    return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+  }
+
+  /** Clears `holder`'s claim in one conditional UPDATE (only the holder's own claim is cleared). */
+  async releaseClaim(
+    id: number,
+    holder: EntityReference,
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
     const repository = this.repository();
     const result = await repository
       .createQueryBuilder()
       .update(AssessmentRecord)
-      .set({ ...columns, resolvedAt: new Date() })
+      .set({ claimHolderType: null, claimHolderId: null, claimExpiresAt: null })
       .where('id = :id', { id })
-      .andWhere('review_requested_at IS NOT NULL')
-      .andWhere('resolved_at IS NULL')
+      .andWhere(AWAITING_REVIEW)
+      .andWhere(HELD_BY, { holderType: holder.type, holderId: holder.id })
       .execute();
     return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+  }
+
+  /**
+   * Resolves an expired Review as the system in one conditional UPDATE: only while the record still awaits Review and
+   * its deadline has passed at `now`, so a person resolving at the same moment and the expiry cannot both be written.
+   */
+  async recordExpiry(
+    id: number,
+    resolution: string,
+    now: Date = new Date(),
+  ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
+    const repository = this.repository();
+    const result = await repository
+      .createQueryBuilder()
+      .update(AssessmentRecord)
+      .set({ resolution, ...DEADLINE_RESOLVER, resolvedAt: now })
+      .where('id = :id', { id })
+      .andWhere(AWAITING_REVIEW)
+      .andWhere('review_deadline_at <= :now', { now })
+      .execute();
+    return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+  }
+
+  /** Ids of records still in Review whose deadline passed at `now`, earliest deadline first (the sweep's batch). */
+  async dueForExpiry(now: Date, limit: number): Promise<number[]> {
+    const rows = await this.repository()
+      .createQueryBuilder('record')
+      .select('record.id', 'id')
+      .where('record.review_deadline_at <= :now', { now })
+      .andWhere('record.resolved_at IS NULL')
+      .orderBy('record.review_deadline_at', 'ASC')
+      .limit(limit)
+      .getRawMany<{ id: number }>();
+    return rows.map((row) => Number(row.id));
   }
 
   /** The reference of the Subject: `subject()` when defined, else the single saved entity among own properties. */

@@ -1,7 +1,7 @@
 import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { WorkerHost } from '@nestjs/bullmq';
 import type { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
-import { type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
 import { withLimitMode } from '../engines/limits/limit-context';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
@@ -15,12 +15,14 @@ import {
 } from '../errors';
 import type { Judge } from '../judge/judge.service';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
+import type { ReviewDeadlines } from '../review/review-deadlines.service';
 import type { AssessStep, JudgmentJobs } from './judgment.jobs';
 import type { ResolvedQueueOptions } from './queue.options';
 import {
   type AssessCheckpoint,
   type AssessJobData,
   type DecideJobData,
+  type ExpireJobData,
   KEEP_JOBS,
   decideJobId,
 } from './queue.jobs-data';
@@ -144,6 +146,34 @@ export class DecideProcessor extends JudgmentWorkerHost {
 
 /** The shortest pause of the queue after a rate-limit refusal. */
 const MIN_RATE_LIMIT_PAUSE_MS = 250;
+
+/**
+ * Expires a record in Review when its deadline job comes due (a delayed job per record, added when the record entered
+ * Review). A job that runs before the deadline (clocks differ) is moved back to the deadline; one whose record was
+ * resolved meanwhile ends with nothing to do. An unknown or changed Decision fails the job at once.
+ */
+export class ReviewExpiryProcessor extends JudgmentWorkerHost {
+  constructor(
+    options: ResolvedQueueOptions,
+    jobs: JudgmentJobs,
+    logger: JudgmentLogger,
+    start: WorkerStart,
+    private readonly deadlines: ReviewDeadlines,
+  ) {
+    super(options, jobs, logger, start);
+  }
+
+  async process(job: Job<ExpireJobData>, token?: string): Promise<{ record: number; expired: boolean }> {
+    const now = new Date();
+    const due = await this.deadlines.deadlineOf(job.data.record);
+    if (due !== null && due.getTime() > now.getTime()) {
+      await job.moveToDelayed(due.getTime() + 1, token);
+      throw new DelayedError();
+    }
+    const expired = await failAtOnceOn([UnknownDecision], () => this.deadlines.expire(job.data.record, now));
+    return { record: job.data.record, expired: expired !== null };
+  }
+}
 
 type ErrorClass = new (...args: any[]) => Error;
 

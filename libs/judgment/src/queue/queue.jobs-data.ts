@@ -11,6 +11,16 @@ export interface DecideJobData {
   readonly judgment: JudgmentPayload;
 }
 
+/** Data of a review deadline job: the record to expire when its deadline comes. */
+export interface ExpireJobData {
+  readonly record: number;
+}
+
+/** The id of a record's deadline job: one per record (a record enters Review once). */
+export function expireJobId(recordId: number): string {
+  return `expire-${recordId}`;
+}
+
 /** What the assess job stores in its progress once the Judge recorded the Assessment, so a retry resumes there. */
 export interface AssessCheckpoint {
   readonly record: number;

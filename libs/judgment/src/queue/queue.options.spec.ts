@@ -7,6 +7,7 @@ describe('queue options', () => {
       enabled: false,
       assessQueue: 'judgment-assess',
       decideQueue: 'judgment-decide',
+      reviewQueue: 'judgment-review',
       configKey: undefined,
       attempts: 1,
       decideAttempts: 3,

@@ -5,11 +5,15 @@ export const JUDGMENT_ASSESS_QUEUE = 'judgment-assess';
 /** Default name of the decide queue. */
 export const JUDGMENT_DECIDE_QUEUE = 'judgment-decide';
 
+/** Default name of the review queue (the delayed jobs of review deadlines). */
+export const JUDGMENT_REVIEW_QUEUE = 'judgment-review';
+
 /** The queue options with their defaults applied. */
 export interface ResolvedQueueOptions {
   readonly enabled: boolean;
   readonly assessQueue: string;
   readonly decideQueue: string;
+  readonly reviewQueue: string;
   readonly configKey: string | undefined;
   readonly attempts: number;
   readonly decideAttempts: number;
@@ -26,6 +30,7 @@ export function resolveQueueOptions(options: JudgmentQueueOptions = {}): Resolve
     enabled: options.enabled ?? false,
     assessQueue: options.assessQueue ?? JUDGMENT_ASSESS_QUEUE,
     decideQueue: options.decideQueue ?? JUDGMENT_DECIDE_QUEUE,
+    reviewQueue: options.reviewQueue ?? JUDGMENT_REVIEW_QUEUE,
     configKey: options.configKey,
     attempts: atLeastOne(options.attempts, 1),
     decideAttempts: atLeastOne(options.decideAttempts, 3),

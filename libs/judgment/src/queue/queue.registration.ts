@@ -9,20 +9,23 @@ import type { JudgmentModuleOptions } from '../judgment.options';
 import { JUDGMENT_DISPATCH } from '../judge/judge.types';
 import { JudgmentLogger } from '../logging/judgment.logger';
 import { JudgmentJobs } from './judgment.jobs';
-import { AssessProcessor, DecideProcessor, type WorkerStart } from './judgment.processors';
+import { REVIEW_DEADLINE_SCHEDULER } from '../recording/review-deadline.scheduler';
+import { ReviewDeadlines } from '../review/review-deadlines.service';
+import { AssessProcessor, DecideProcessor, ReviewExpiryProcessor, type WorkerStart } from './judgment.processors';
 import { JUDGMENT_WORKERS_DISABLED } from './queue.constants';
 import type { ResolvedQueueOptions } from './queue.options';
 import { AssessQueueLimit, QueueLimitRedis } from './queue-limits';
 import { QueuedDispatch } from './queued.dispatcher';
+import { QueuedReviewDeadlines } from './review-deadline.jobs';
 
 /**
- * What JudgmentModule adds when the queue is enabled: the assess and decide queues (on the app's BullModule.forRoot
+ * What JudgmentModule adds when the queue is enabled: the assess, decide and review queues (on the app's BullModule.forRoot
  * connection under `configKey`), the queued dispatch strategy and, unless `runWorkers` is false, the two processors
  * (whose workers stay idle where JUDGMENT_WORKERS_DISABLED is provided, as in the `judgment` command line).
  * JudgmentModule loads this file only then, so an app with the queue off needs neither bullmq nor Redis.
  */
 export function judgmentQueue(options: ResolvedQueueOptions): { imports: DynamicModule[]; providers: Provider[] } {
-  const { assessQueue, decideQueue, configKey } = options;
+  const { assessQueue, decideQueue, reviewQueue, configKey } = options;
   const providers: Provider[] = [
     {
       provide: JUDGMENT_DISPATCH,
@@ -39,6 +42,11 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
       useFactory: (queue: Queue, engines: EngineManager) => new AssessQueueLimit(queue, engines),
       inject: [getQueueToken(assessQueue), EngineManager],
     },
+    {
+      provide: REVIEW_DEADLINE_SCHEDULER,
+      useFactory: (queue: Queue) => new QueuedReviewDeadlines(options, queue),
+      inject: [getQueueToken(reviewQueue)],
+    },
   ];
   if (options.runWorkers) {
     const readiness = { token: EventEmitterReadinessWatcher, optional: true };
@@ -49,6 +57,7 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
     });
     const assess = processorOf(AssessProcessor, assessQueue, options);
     const decide = processorOf(DecideProcessor, decideQueue, options);
+    const expire = processorOf(ReviewExpiryProcessor, reviewQueue, options);
     providers.push(
       {
         provide: assess,
@@ -81,10 +90,27 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
         ) => new decide(options, jobs, logger, start(watcher, off)),
         inject: [JudgmentJobs, JudgmentLogger, readiness, disabled],
       },
+      {
+        provide: expire,
+        useFactory: (
+          jobs: JudgmentJobs,
+          logger: JudgmentLogger,
+          watcher: EventEmitterReadinessWatcher | undefined,
+          off: boolean | undefined,
+          deadlines: ReviewDeadlines,
+        ) => new expire(options, jobs, logger, start(watcher, off), deadlines),
+        inject: [JudgmentJobs, JudgmentLogger, readiness, disabled, ReviewDeadlines],
+      },
     );
   }
   return {
-    imports: [BullModule.registerQueue({ name: assessQueue, configKey }, { name: decideQueue, configKey })],
+    imports: [
+      BullModule.registerQueue(
+        { name: assessQueue, configKey },
+        { name: decideQueue, configKey },
+        { name: reviewQueue, configKey },
+      ),
+    ],
     providers,
   };
 }

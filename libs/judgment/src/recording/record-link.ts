@@ -11,6 +11,7 @@ import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { RecordWriter, AttemptContext } from '../persistence/record.writer';
 import type { JudgmentRegistry } from '../registry/judgment.registry';
+import type { ReviewDeadlineScheduler } from './review-deadline.scheduler';
 
 /** The module services a RecordLink works with, handed over by the Recorder that makes links. */
 export interface LinkServices {
@@ -18,6 +19,8 @@ export interface LinkServices {
   readonly events: JudgmentEventsPublisher;
   readonly logger: JudgmentLogger;
   readonly registry: JudgmentRegistry;
+  /** Where a review deadline is scheduled when a record enters Review (null: the sweep finds it). */
+  readonly deadlines: ReviewDeadlineScheduler | null;
   /** An instance of a Decision class (the app's provider when it registered one). */
   decisionOf(cls: Type<Decision>): Decision;
 }
@@ -134,6 +137,7 @@ export class RecordLink implements DecisionRecording {
             outcome: String(outcome),
           },
           entersReview,
+          entersReview ? (metadata.reviewDeadline?.after ?? null) : null,
         );
         entersReview = entersReview && written;
         // Refresh the caller's instance in place, so the record an event or caller holds shows the row as it is.
@@ -156,9 +160,24 @@ export class RecordLink implements DecisionRecording {
       this.awaitingReview = true;
       this.reviewOutcome = outcome;
       const requestedAt = record?.reviewRequestedAt ?? new Date();
+      if (record?.reviewDeadlineAt) await this.scheduleDeadline(record.id, record.reviewDeadlineAt);
       await events.emit(new ReviewRequested(assessment.judgment, assessment, outcome, record, requestedAt));
     }
     await events.emit(new AssessmentDecided(assessment.judgment, assessment, decision, outcome, record));
+  }
+
+  /**
+   * Hands the deadline to the scheduler (the queue's delayed job). The deadline is already on the row, so a failure
+   * here is logged, not thrown: the sweep (`judgment review:expire`) still finds the record when it is due.
+   */
+  private async scheduleDeadline(recordId: number, deadlineAt: Date): Promise<void> {
+    const { deadlines, logger } = this.services;
+    if (!deadlines) return;
+    try {
+      await deadlines.schedule(recordId, new Date(deadlineAt));
+    } catch (error) {
+      logger.warn('Review deadline not scheduled.', { record: recordId, exception: describeError(error) });
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Injectable, type Type } from '@nestjs/common';
+import { Inject, Injectable, Optional, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Provenance } from '../assessment/provenance';
 import type { Decision } from '../decision/decision.decorator';
@@ -9,6 +9,7 @@ import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { type AttemptContext, RecordWriter } from '../persistence/record.writer';
 import { type LinkServices, RecordLink } from './record-link';
+import { REVIEW_DEADLINE_SCHEDULER, type ReviewDeadlineScheduler } from './review-deadline.scheduler';
 
 /**
  * Records attempts by the package's rules: an answered attempt through the RecordLink its Assessment is made with
@@ -25,8 +26,16 @@ export class Recorder {
     events: JudgmentEventsPublisher,
     registry: JudgmentRegistry,
     private readonly moduleRef: ModuleRef,
+    @Optional() @Inject(REVIEW_DEADLINE_SCHEDULER) deadlines?: ReviewDeadlineScheduler,
   ) {
-    this.services = { rows, events, logger, registry, decisionOf: (cls) => this.decisionOf(cls) };
+    this.services = {
+      rows,
+      events,
+      logger,
+      registry,
+      deadlines: deadlines ?? null,
+      decisionOf: (cls) => this.decisionOf(cls),
+    };
   }
 
   /** A link for an Assessment about to be made; `recordAnswered` writes its record. */

@@ -5,6 +5,8 @@ import type { Judgment, JudgmentClass } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { Reviewer } from '../persistence/reviewer';
+import { type ClaimOptions, ReviewClaims } from '../review/review-claims.service';
+import { ReviewDeadlines } from '../review/review-deadlines.service';
 import { ReviewResolver } from '../review/review-resolver.service';
 import { type RecordFilter, RecordQueries } from './record-queries.service';
 import { RecordRetention } from './record-retention.service';
@@ -21,6 +23,8 @@ export class AssessmentRecords {
     private readonly resolver: ReviewResolver,
     private readonly queries: RecordQueries,
     private readonly retention: RecordRetention,
+    private readonly claims: ReviewClaims,
+    private readonly deadlines: ReviewDeadlines,
   ) {}
 
   /**
@@ -53,6 +57,34 @@ export class AssessmentRecords {
    */
   resolve(record: AssessmentRecord, resolution: Outcome, reviewer: Reviewer): Promise<AssessmentRecord> {
     return this.resolver.resolve(record, resolution, reviewer);
+  }
+
+  /**
+   * Claims a record in Review for a reviewer: a lease (`ttl`, default 15 minutes, 1 second to 24 hours) taken in one
+   * conditional UPDATE. ReviewClaimConflict (naming the holder and expiry) while someone else's lease is live; an
+   * expired lease is free to take; claiming one's own claim extends it. The ResolutionPolicy must let the reviewer
+   * resolve the record. Fires ReviewClaimed.
+   */
+  claim(recordId: number, reviewer: Reviewer, options: ClaimOptions = {}): Promise<AssessmentRecord> {
+    return this.claims.claim(recordId, reviewer, options);
+  }
+
+  /** Extends the reviewer's own lease (a heartbeat); ReviewClaimConflict when someone else holds the record. */
+  renew(recordId: number, reviewer: Reviewer, options: ClaimOptions = {}): Promise<AssessmentRecord> {
+    return this.claims.renew(recordId, reviewer, options);
+  }
+
+  /** Releases the reviewer's claim (fires ReviewReleased); a record nobody holds is left as it is. */
+  release(recordId: number, reviewer: Reviewer): Promise<AssessmentRecord> {
+    return this.claims.release(recordId, reviewer);
+  }
+
+  /**
+   * Resolves every record in Review past its Decision's deadline with the Decision's `onExpiry` Outcome (as the
+   * system, reason `deadline`; ReviewExpired then ReviewResolved). Resolves to the number expired.
+   */
+  expireDue(): Promise<number> {
+    return this.deadlines.expireDue();
   }
 
   /** Records in Review and not yet resolved. */

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { type FindOptionsWhere, IsNull, Not } from 'typeorm';
+import { type FindOptionsWhere, IsNull, MoreThan, Not, Raw } from 'typeorm';
 import { type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
 import { InvalidRecordQuery } from '../errors';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { entityReference, isEntity } from '../persistence/entity-reference';
 import { RecordWriter } from '../persistence/record.writer';
+import type { Reviewer } from '../persistence/reviewer';
+import { ReviewAccess } from '../review/review-access';
 
 /** Filters of the record queries (lists are oldest first). */
 export interface RecordFilter {
@@ -12,6 +14,10 @@ export interface RecordFilter {
   judgment?: JudgmentClass | string;
   /** Only records of this Subject (a saved TypeORM entity). */
   subject?: object;
+  /** Only records nobody holds a live claim on (never claimed, released, or the lease ran out). */
+  unclaimed?: boolean;
+  /** Only records this reviewer holds a live claim on. */
+  claimedBy?: Reviewer;
   limit?: number;
   offset?: number;
 }
@@ -19,7 +25,10 @@ export interface RecordFilter {
 /** Finds `judgment_assessments` records: by id, in Review, answered or not, of a Subject. */
 @Injectable()
 export class RecordQueries {
-  constructor(private readonly rows: RecordWriter) {}
+  constructor(
+    private readonly rows: RecordWriter,
+    private readonly access: ReviewAccess,
+  ) {}
 
   /** Records in Review and not yet resolved. */
   awaitingReview(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
@@ -73,6 +82,22 @@ export class RecordQueries {
       where.subjectType = subject.type;
       where.subjectId = subject.id;
     }
+    Object.assign(where, this.claimConditions(filter));
     return this.rows.repository().find({ where, order: { id: order }, take: filter.limit, skip: filter.offset });
+  }
+
+  /** The claim filters: unclaimed (no lease, or one that ran out), or held by one reviewer now. */
+  private claimConditions(filter: RecordFilter): FindOptionsWhere<AssessmentRecord> {
+    const now = new Date();
+    if (filter.unclaimed && filter.claimedBy !== undefined) {
+      throw new InvalidRecordQuery('The filters unclaimed and claimedBy exclude each other: pass one of them.');
+    }
+    if (filter.unclaimed) {
+      // Claims set and clear holder and expiry together, so a null expiry is an unclaimed record.
+      return { claimExpiresAt: Raw((column) => `(${column} IS NULL OR ${column} <= :now)`, { now }) };
+    }
+    if (filter.claimedBy === undefined) return {};
+    const holder = this.access.reviewerReference(filter.claimedBy);
+    return { claimHolderType: holder.type, claimHolderId: holder.id, claimExpiresAt: MoreThan(now) };
   }
 }

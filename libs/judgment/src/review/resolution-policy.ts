@@ -13,6 +13,11 @@ import type { Reviewer } from '../persistence/reviewer';
 export interface ResolutionPolicy {
   /** Whether `reviewer` may resolve this record (asked before anything about the record is checked). */
   canResolve(reviewer: Reviewer, record: AssessmentRecord): boolean | Promise<boolean>;
+  /**
+   * Optional: whether `reviewer` may resolve a record someone else holds a live claim on (e.g. a team lead). Without
+   * this method nobody may: resolving a record claimed by another reviewer fails with ReviewClaimConflict.
+   */
+  canOverrideClaim?(reviewer: Reviewer, record: AssessmentRecord): boolean | Promise<boolean>;
 }
 
 /**

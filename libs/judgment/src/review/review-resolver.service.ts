@@ -2,14 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { decisionMetadata } from '../decision/decision.decorator';
 import type { Outcome } from '../definition/outcome';
 import { JudgmentRegistry } from '../registry/judgment.registry';
-import { InvalidResolution, ResolutionForbidden } from '../errors';
+import { InvalidResolution, ReviewClaimConflict } from '../errors';
 import { ReviewResolved } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
-import { type EntityReference, entityReference } from '../persistence/entity-reference';
+import type { EntityReference } from '../persistence/entity-reference';
 import { RecordWriter } from '../persistence/record.writer';
 import type { Reviewer } from '../persistence/reviewer';
-import { ResolutionPolicyHost } from './resolution-policy';
+import { ReviewAccess } from './review-access';
 
 /** Resolves records in Review on a reviewer's behalf, as far as the app's ResolutionPolicy allows. */
 @Injectable()
@@ -18,45 +18,39 @@ export class ReviewResolver {
     private readonly rows: RecordWriter,
     private readonly registry: JudgmentRegistry,
     private readonly events: JudgmentEventsPublisher,
-    private readonly policies: ResolutionPolicyHost,
+    private readonly access: ReviewAccess,
   ) {}
 
   /**
    * Resolves a record in Review with a reviewer's Outcome. The app's ResolutionPolicy is asked first (none configured
    * refuses everyone: ResolutionForbidden); then InvalidResolution when the record is already resolved, is not
-   * awaiting Review, or the resolution is not an Outcome of its Decision or itself requires Review. Check and write
-   * are one conditional UPDATE, so of concurrent reviewers exactly one wins. Resolves to the refreshed record.
+   * awaiting Review, or the resolution is not an Outcome of its Decision or itself requires Review; then
+   * ReviewClaimConflict when another reviewer holds a live claim on it (unless the policy's canOverrideClaim allows).
+   * Check and write are one conditional UPDATE, so of concurrent reviewers exactly one wins. Resolves to the
+   * refreshed record.
    */
   async resolve(record: AssessmentRecord, resolution: Outcome, reviewer: Reviewer): Promise<AssessmentRecord> {
-    await this.authorize(record, reviewer);
-    const resolver = this.reviewerReference(reviewer);
+    await this.access.authorize(record, reviewer, 'resolve');
+    const resolver = this.access.reviewerReference(reviewer);
     const { outcomes, resolved } = this.checkResolution(record, resolution);
-    const { written, record: fresh } = await this.rows.recordResolution(record.id, {
-      resolution: String(resolved),
-      resolverType: resolver.type,
-      resolverId: resolver.id,
-    });
+    const columns = { resolution: String(resolved), resolverType: resolver.type, resolverId: resolver.id };
+    let { written, record: fresh } = await this.rows.recordResolution(record.id, columns, resolver);
+    if (!written && fresh && heldByOther(fresh, resolver) && (await this.access.mayOverrideClaim(fresh, reviewer))) {
+      ({ written, record: fresh } = await this.rows.recordResolution(record.id, columns, null));
+    }
     if (!fresh) throw new InvalidResolution(`Record #${record.id} no longer exists (was it pruned?).`);
     Object.assign(record, fresh);
-    if (!written) throw fresh.isResolved() ? alreadyResolved(fresh) : notAwaitingReview(fresh);
+    if (!written) {
+      if (fresh.isResolved()) throw alreadyResolved(fresh);
+      const claim = fresh.liveClaim();
+      if (fresh.isAwaitingReview() && claim) {
+        throw new ReviewClaimConflict(fresh.id, claim.holder, claim.expiresAt, 'resolved');
+      }
+      throw notAwaitingReview(fresh);
+    }
     const automatic = outcomes.find((outcome) => String(outcome) === fresh.outcome) ?? (fresh.outcome as Outcome);
     await this.events.emit(new ReviewResolved(record, automatic, resolved, reviewer));
     return record;
-  }
-
-  private async authorize(record: AssessmentRecord, reviewer: Reviewer): Promise<void> {
-    const policy = this.policies.policy;
-    if (!policy) {
-      throw new ResolutionForbidden(
-        `Nobody may resolve record #${record.id}: no ResolutionPolicy is configured. Implement ResolutionPolicy ` +
-          'and pass it as JudgmentModule.forRoot({ resolutionPolicy: YourPolicy }).',
-      );
-    }
-    if ((await policy.canResolve(reviewer, record)) !== true) {
-      throw new ResolutionForbidden(
-        `The ResolutionPolicy refused ${describeReviewer(this.reference(reviewer))} resolving record #${record.id}.`,
-      );
-    }
   }
 
   /** The in-memory checks, in order; resolves the resolution to the value of the Decision's enum. */
@@ -85,41 +79,23 @@ export class ReviewResolver {
     }
     return { outcomes: metadata.outcomes, resolved };
   }
-
-  private reviewerReference(reviewer: Reviewer): EntityReference {
-    const reference = this.reference(reviewer);
-    if (!reference) {
-      throw new InvalidResolution(
-        'A reviewer is { type, id } or a saved TypeORM entity (its entity name and primary key are recorded).',
-      );
-    }
-    return reference;
-  }
-
-  private reference(reviewer: Reviewer): EntityReference | null {
-    const entity = entityReference(this.rows.dataSource(), reviewer);
-    if (entity) return entity;
-    const { type, id } = (reviewer ?? {}) as { type?: unknown; id?: unknown };
-    if (typeof type === 'string' && type !== '' && (typeof id === 'string' || typeof id === 'number')) {
-      return { type, id: String(id) };
-    }
-    return null;
-  }
 }
 
-function alreadyResolved(record: AssessmentRecord): InvalidResolution {
+/** Whether someone other than `reviewer` holds a live claim on the record. */
+function heldByOther(record: AssessmentRecord, reviewer: EntityReference): boolean {
+  const claim = record.liveClaim();
+  return claim !== null && (claim.holder.type !== reviewer.type || claim.holder.id !== reviewer.id);
+}
+
+export function alreadyResolved(record: AssessmentRecord): InvalidResolution {
   return new InvalidResolution(
     `Record #${record.id} is already resolved (${JSON.stringify(record.resolution)} by ${record.resolverType} ` +
       `#${record.resolverId}); a Resolution is final.`,
   );
 }
 
-function notAwaitingReview(record: AssessmentRecord): InvalidResolution {
+export function notAwaitingReview(record: AssessmentRecord): InvalidResolution {
   return new InvalidResolution(
     `Record #${record.id} is not awaiting Review: only a record whose Outcome required Review can be resolved.`,
   );
-}
-
-function describeReviewer(reference: EntityReference | null): string {
-  return reference ? `reviewer ${reference.type} #${reference.id}` : 'the reviewer';
 }

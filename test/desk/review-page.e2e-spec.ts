@@ -1,0 +1,216 @@
+// The review page in a real browser (issue 16, items 3 and 4): Debian's Chromium through playwright-core against the
+// support desk on PostgreSQL. A reviewer claims and resolves a case and sees it leave the queue; a second reviewer
+// meets the claim conflict; hostile Evidence executes nothing; axe-core finds no serious or critical violation; the
+// screenshots go to test-output/.
+import type { INestApplication } from '@nestjs/common';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { AssessmentRecords as AssessmentRecordsToken } from 'nestjs-judgment';
+import { JevSimulator } from 'nestjs-judgment/simulator';
+import { RefundsService } from '../../apps/support-desk/src/refunds/refunds.service';
+import { launchChromium, screenshotPath } from '../support/browser';
+import { recreateDatabase, startApi } from '../http/support';
+
+const DATABASE = 'judgment_desk_page';
+const KEY = 'desk-page-key';
+const HOSTILE =
+  'Refund please. <script>alert(1)</script> "><img src=x onerror=alert(1)> ' +
+  '<a href="javascript:alert(1)">click me</a> javascript:alert(1) [[abusive=0.5]] [[credibility=2:0.6]]';
+const PLAIN = 'The zip broke on the first day. [[abusive=0.45]] [[credibility=2:0.6]]';
+
+let sim: JevSimulator;
+let api: INestApplication;
+let base: string;
+let browser: Browser;
+let hostileId: number;
+let plainId: number;
+
+/** What a page did that it must not: dialogs opened, requests to anything but this app's pages. */
+interface Watch {
+  dialogs: string[];
+  foreign: string[];
+}
+
+async function reviewer(agent: string, watch: Watch): Promise<{ context: BrowserContext; page: Page }> {
+  // bypassCSP: the page's Content-Security-Policy forbids every script; the test injects axe-core, and the XSS checks
+  // then show that escaping alone keeps the hostile Evidence inert (the CSP is a second line).
+  const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  page.on('dialog', (dialog) => {
+    watch.dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${base}/judgment/desk`) && !url.startsWith(`${base}/agent-login`)) watch.foreign.push(url);
+  });
+  await page.goto(`${base}/agent-login?agent=${agent}`);
+  return { context, page };
+}
+
+/** axe-core's serious and critical violations on the page (WCAG 2 A and AA rules). */
+async function seriousViolations(page: Page): Promise<Array<{ id: string; impact: string; nodes: number }>> {
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  const violations = await page.evaluate(async () => {
+    const page = globalThis as any;
+    const result = await page.axe.run(page.document, { runOnly: ['wcag2a', 'wcag2aa', 'best-practice'] });
+    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+  });
+  return violations.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+beforeAll(async () => {
+  await recreateDatabase(DATABASE);
+  sim = new JevSimulator({ apiKey: KEY });
+  const url = await sim.start(0);
+  api = await startApi({
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DATABASE}`,
+    TYPESAFE_API_KEY: KEY,
+    TYPESAFE_BASE_URL: url,
+    JUDGMENT_JEV_RETRIES: '0',
+    JUDGMENT_LOG: 'false',
+    SUPPORT_DESK_AGENTS: 'alice,bob',
+  });
+  await api.listen(0, '127.0.0.1');
+  base = (await api.getUrl()).replace('[::1]', '127.0.0.1');
+  const refunds = api.get(RefundsService);
+  const seed = async (explanation: string) => {
+    const refund = await refunds.create({ item: 'Jacket', amountEur: 80, explanation });
+    const { outcome } = await refunds.assess(refund);
+    expect(outcome).toBe('escalate');
+    return refund;
+  };
+  await seed(HOSTILE);
+  await seed(PLAIN);
+  const [hostile, plain] = await api.get(AssessmentRecordsToken).awaitingReview();
+  hostileId = hostile.id;
+  plainId = plain.id;
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+  await sim?.stop();
+});
+
+it('a reviewer opens the queue, claims, resolves and sees the case leave the queue; a second reviewer meets the claim', async () => {
+  const watch: Watch = { dialogs: [], foreign: [] };
+  const alice = await reviewer('alice', watch);
+  const bob = await reviewer('bob', watch);
+  const { page } = alice;
+
+  await page.goto(`${base}/judgment/desk`);
+  await expect(page.title()).resolves.toBe('Awaiting Review — Review desk');
+  expect(await page.locator(`a[href$="/records/${plainId}"]`).count()).toBe(1);
+  expect(await page.locator('tbody tr').count()).toBe(2);
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.screenshot({ path: screenshotPath('review-queue.png'), fullPage: true });
+
+  await page.click(`a[href$="/records/${plainId}"]`);
+  await page.click('button:has-text("Claim")');
+  await expect(page.locator('dd', { hasText: 'agent #alice until' }).count()).resolves.toBe(1);
+
+  await bob.page.goto(`${base}/judgment/desk/records/${plainId}`);
+  await bob.page.click('button:has-text("Claim")');
+  const refused = await bob.page.locator('[role=alert]').innerText();
+  expect(refused).toContain('409 conflict');
+  expect(refused).toContain(`Record #${plainId} is claimed by agent #alice until`);
+  expect(await bob.page.content()).not.toMatch(/at \w+ \(|\.ts:\d+/); // no stack trace
+
+  await page.selectOption('#resolution', 'approve');
+  await page.click('button:has-text("Resolve")');
+  await page.waitForURL(`${base}/judgment/desk`);
+  expect(await page.locator(`a[href$="/records/${plainId}"]`).count()).toBe(0);
+  expect(await page.locator(`a[href$="/records/${hostileId}"]`).count()).toBe(1);
+  expect(watch).toEqual({ dialogs: [], foreign: [] });
+  await alice.context.close();
+  await bob.context.close();
+});
+
+it('hostile Evidence is shown inert and marked as user-written: no dialog, no request, no element from it', async () => {
+  const watch: Watch = { dialogs: [], foreign: [] };
+  const { context, page } = await reviewer('alice', watch);
+  await page.goto(`${base}/judgment/desk/records/${hostileId}`);
+  const untrusted = page.locator('figure.untrusted');
+  await expect(untrusted.locator('figcaption').innerText()).resolves.toContain('User-written text (untrusted');
+  const text = await untrusted.locator('pre').innerText();
+  expect(text).toContain('<script>alert(1)</script>');
+  expect(text).toContain('"><img src=x onerror=alert(1)>');
+  expect(text).toContain('<a href="javascript:alert(1)">click me</a>');
+  expect(await page.locator('main script, main img, main a[href^="javascript:"]').count()).toBe(0);
+  // The answers as bars, with the Decision's thresholds where declared.
+  const abusive = page.locator('.bar[aria-label^="abusive: probability 0.50"]');
+  expect(await abusive.locator('.mark').evaluateAll((marks) => marks.map((m) => m.getAttribute('title')))).toEqual([
+    'reject',
+    'escalate',
+  ]);
+  await expect(page.locator('main').innerText()).resolves.toContain('reject 0.65, escalate 0.30');
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.screenshot({ path: screenshotPath('review-record.png'), fullPage: true });
+  await page.waitForTimeout(300);
+  expect(watch).toEqual({ dialogs: [], foreign: [] });
+  await context.close();
+});
+
+it('a POST without the CSRF token, or from another origin, is refused as a page', async () => {
+  const watch: Watch = { dialogs: [], foreign: [] };
+  const { context, page } = await reviewer('alice', watch);
+  await page.goto(`${base}/judgment/desk/records/${hostileId}`);
+  const noToken = await context.request.post(`${base}/judgment/desk/records/${hostileId}/claim`, {
+    form: { _csrf: 'forged' },
+    maxRedirects: 0,
+  });
+  expect(noToken.status()).toBe(403);
+  expect(await noToken.text()).toContain('no valid CSRF token');
+  const token = await page.locator('input[name=_csrf]').first().inputValue();
+  const crossSite = await context.request.post(`${base}/judgment/desk/records/${hostileId}/claim`, {
+    form: { _csrf: token },
+    headers: { origin: 'https://evil.example' },
+    maxRedirects: 0,
+  });
+  expect(crossSite.status()).toBe(403);
+  expect(await crossSite.text()).toContain('another origin');
+  expect((await api.get(AssessmentRecordsToken).find(hostileId))!.claimHolderId).toBeNull();
+  await context.close();
+});
+
+it('deny by default: a browser that names no agent gets the forbidden page, not the queue', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const response = await page.goto(`${base}/judgment/desk`);
+  expect(response!.status()).toBe(403);
+  expect(await page.locator('[role=alert]').innerText()).toContain('403 forbidden');
+  expect(response!.headers()['content-security-policy']).toContain("default-src 'none'");
+  await context.close();
+});
+
+it('the JSON API: claim, a conflict naming the holder, the claim filters, bad ttl and unknown records', async () => {
+  const post = (path: string, agent: string, body: unknown = {}) =>
+    fetch(`${base}/judgment/records/${path}`, {
+      method: 'POST',
+      headers: { 'x-agent': agent, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const claimed = await post(`${hostileId}/claim`, 'alice', { ttl: '5m' });
+  expect(claimed.status).toBe(200);
+  expect(((await claimed.json()) as { claim: unknown }).claim).toMatchObject({
+    holder: { type: 'agent', id: 'alice' },
+  });
+  const conflict = await post(`${hostileId}/claim`, 'bob');
+  expect(conflict.status).toBe(409);
+  const { error } = (await conflict.json()) as { error: { code: string; details: Record<string, unknown> } };
+  expect(error.code).toBe('conflict');
+  expect(error.details).toMatchObject({ type: 'ReviewClaimConflict', holder: { type: 'agent', id: 'alice' } });
+  const list = (claim: string, agent: string) =>
+    fetch(`${base}/judgment/reviews?claim=${claim}`, { headers: { 'x-agent': agent } }).then(async (r) =>
+      ((await r.json()) as { data: Array<{ id: number }> }).data.map((record) => record.id),
+    );
+  expect(await list('mine', 'alice')).toEqual([hostileId]);
+  expect(await list('unclaimed', 'bob')).not.toContain(hostileId);
+  const badTtl = await post(`${hostileId}/renew`, 'alice', { ttl: '0s' });
+  expect(badTtl.status).toBe(400);
+  expect(((await badTtl.json()) as { error: { message: string } }).error.message).toContain('1 second to 24 hours');
+  expect((await post('999999/claim', 'alice')).status).toBe(404);
+  expect((await post(`${hostileId}/release`, 'alice')).status).toBe(200);
+  expect(await list('unclaimed', 'bob')).toContain(hostileId);
+});

@@ -2,6 +2,9 @@ import { parseArgs } from 'node:util';
 import { JudgmentError } from '../errors';
 import type { SimulatorMode } from './simulator.types';
 
+/** What the bin serves: a Jev wire dialect, or the OpenAI Chat Completions wire. */
+export type BinMode = SimulatorMode | 'openai';
+
 /** The simulator bin was given a flag or an environment variable it cannot use. */
 export class InvalidSimulatorArguments extends JudgmentError {}
 
@@ -11,21 +14,23 @@ export interface SimulatorCommand {
   readonly port: number;
   readonly host: string;
   readonly latencyMs: number;
-  readonly mode: SimulatorMode;
+  readonly mode: BinMode;
   readonly apiKey: string | undefined;
   readonly model: string | undefined;
   readonly verbose: boolean;
 }
 
 /** The bin's usage text. */
-export const SIMULATOR_USAGE = `Usage: judgment-jev-simulator [--port N] [--host H] [--latency-ms N] [--mode jev|laya] [--key K] [--model M] [--verbose]
+export const SIMULATOR_USAGE = `Usage: judgment-jev-simulator [--port N] [--host H] [--latency-ms N] [--mode jev|laya|openai] [--key K] [--model M] [--verbose]
 
   --port N         port to listen on; 0 picks a free one      (JEV_SIMULATOR_PORT, default 8787)
   --host H         address to bind                             (JEV_SIMULATOR_HOST, default 127.0.0.1)
   --latency-ms N   delay before every answer                   (JEV_SIMULATOR_LATENCY_MS, default 0)
-  --mode M         jev, or laya for the laya-serve dialect     (JEV_SIMULATOR_MODE, default jev)
+  --mode M         jev, laya (laya-serve dialect) or openai    (JEV_SIMULATOR_MODE, default jev)
+                   (openai: Chat Completions at <url>/v1)
   --key K          require Authorization: Bearer K             (JEV_SIMULATOR_KEY, default none)
-  --model M        versioned model id it reports               (JEV_SIMULATOR_MODEL, default jev-1.13.0)
+  --model M        versioned model id it reports               (JEV_SIMULATOR_MODEL, default jev-1.13.0;
+                                                               openai: sim-4o-2026-09-17)
   --verbose        print one line per request                  (JEV_SIMULATOR_VERBOSE=1)
   --help           print this text`;
 
@@ -59,8 +64,8 @@ export function parseSimulatorArgs(
     return value ? { value, source: name } : undefined;
   };
   const mode = (setting('mode')?.value ?? 'jev').toLowerCase();
-  if (mode !== 'jev' && mode !== 'laya') {
-    throw new InvalidSimulatorArguments(`${setting('mode')?.source} must be jev or laya; got "${mode}".`);
+  if (mode !== 'jev' && mode !== 'laya' && mode !== 'openai') {
+    throw new InvalidSimulatorArguments(`${setting('mode')?.source} must be jev, laya or openai; got "${mode}".`);
   }
   const verboseEnv = env.JEV_SIMULATOR_VERBOSE?.trim().toLowerCase() ?? '';
   return {

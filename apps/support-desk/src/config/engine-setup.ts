@@ -44,7 +44,6 @@ export class EngineSetup implements OnApplicationShutdown {
     return typeof url === 'string' ? url : null;
   }
 
-
   async onApplicationShutdown(): Promise<void> {
     await this.simulator?.stop();
   }

@@ -47,12 +47,19 @@ export function optionDistribution(
   }
   const coverage = masses.reduce((sum, mass) => sum + mass, 0);
   if (!(coverage > 0)) return null;
-  // Scaled in log space, relative to the largest mass, so a small temperature cannot underflow every weight to 0.
+  return { probabilities: scaledShares(masses, temperature), masses, coverage: Math.min(coverage, 1) };
+}
+
+/**
+ * Each mass's share of their sum (at least one mass above 0), after temperature scaling when `temperature` is given:
+ * masses raised to 1/T, computed in log space relative to the largest so a small T cannot underflow every weight to 0.
+ */
+export function scaledShares(masses: readonly number[], temperature: number | null = null): number[] {
   const largest = Math.log(Math.max(...masses));
   const weights =
     temperature === null
       ? masses
       : masses.map((mass) => (mass > 0 ? Math.exp((Math.log(mass) - largest) / temperature) : 0));
   const total = weights.reduce((sum, weight) => sum + weight, 0);
-  return { probabilities: weights.map((weight) => weight / total), masses, coverage: Math.min(coverage, 1) };
+  return weights.map((weight) => weight / total);
 }

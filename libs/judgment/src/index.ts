@@ -35,7 +35,8 @@ export type { RecordFilter } from './records/record-queries.service';
 export type { Reviewer } from './persistence/reviewer';
 export type { ResolutionPolicy } from './review/resolution-policy';
 export { Calibration, type CalibrationRunOptions } from './calibration/calibration.service';
-export { CalibrationReport } from './calibration/calibration.report';
+export { CalibrationReport, type TemperatureResult } from './calibration/calibration.report';
+export { fitTemperature, type TemperatureFit, type TemperatureSample } from './calibration/temperature-fit';
 export { LabelledCase } from './calibration/labelled-case';
 
 // The errors an application may meet. Those only the testing kit throws are exported from `nestjs-judgment/testing`.

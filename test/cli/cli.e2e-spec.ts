@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { JevSimulator } from 'nestjs-judgment/simulator';
+import { JevSimulator, startOpenAiSimulator } from 'nestjs-judgment/simulator';
 import { AssessmentRecord, judgmentEntities } from 'nestjs-judgment';
 import { Refund } from './fixture-app.module';
 
@@ -88,6 +88,31 @@ describe('judgment CLI', () => {
       });
       expect(report.results[0].reviewRate).toBeCloseTo(1 / 3, 12);
       expect(simulator.requests).toHaveLength(3);
+    });
+
+    it('fits a temperature on the openai connection with --fit-temperature, ECE before and after', async () => {
+      const openai = await startOpenAiSimulator();
+      try {
+        const labelled = dataset('truths.json', [
+          { subject: subject('[[abusive=0.1]]'), expected: 'approve', truth: { abusive: false } },
+          { subject: subject('[[abusive=0.9]]'), expected: 'reject', truth: { abusive: false } },
+          { subject: subject('[[abusive=0.2]]'), expected: 'approve', truth: { abusive: true } },
+          { subject: subject('[[abusive=0.8]]'), expected: 'reject', truth: { abusive: true } },
+        ]);
+        const env = { JUDGMENT_ENGINE: 'openai', OPENAI_BASE_URL: openai.url, JUDGMENT_OPENAI_MODEL: openai.model };
+        const json = await cli(['eval', 'refund-abuse', `--dataset=${labelled}`, '--fit-temperature', '--json'], env);
+        expect(json.code).toBe(0);
+        const [fit] = JSON.parse(json.stdout).temperatures;
+        expect(fit).toMatchObject({ connection: 'openai', model: openai.model, cases: 4 });
+        // Half the confident answers are wrong: the fit flattens them (T > 1) and the calibration error falls.
+        expect(fit.temperature).toBeGreaterThan(1);
+        expect(fit.eceAfter).toBeLessThan(fit.eceBefore);
+        const text = await cli(['eval', 'refund-abuse', `--dataset=${labelled}`, '--fit-temperature'], env);
+        expect(text.stdout).toContain('Temperature scaling (fitted to the Likelihood truths)');
+        expect(text.stdout).toMatch(/engines\.openai\.temperatureScaling: \d/);
+      } finally {
+        await openai.stop();
+      }
     });
 
     it('prints tables for each named Decision, without a progress bar when stdout is not a terminal', async () => {

@@ -22,6 +22,19 @@ describe('npm run demo', () => {
     expect(stdout).toContain('Done.');
   });
 
+  it('JUDGMENT_ENGINE=openai runs the same cases through the openai driver against the OpenAI-mode simulator', async () => {
+    const { code, stdout, stderr } = await run('npm', ['run', 'demo'], freshCloneEnv({ JUDGMENT_ENGINE: 'openai' }));
+    expect({ code, stderr: stderr.replace(/^npm (notice|warn).*$/gm, '').trim() }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toMatch(/Engine: +openai → the simulator's OpenAI mode in-process at http:\/\/127\.0\.0\.1:\d+\/v1/);
+    expect(stdout).toMatch(/Refund #1 Wireless headphones .* abusive 0\.04, .* approve +approved/);
+    expect(stdout).toMatch(/Refund #3 Gaming laptop .* abusive 0\.92, .* reject +rejected/);
+    expect(stdout).toMatch(/Ticket #1 Charged twice for March +department billing .* routed to billing/);
+    expect(stdout).toMatch(/Ticket #3 Your office dog +department none .* triage +triage/);
+    expect(stdout).toMatch(/Post #2 by promo4u +worst harm 0\.96 \(spam\) +remove +removed/);
+    expect(stdout).toContain('10 cases assessed: 6 decided automatically, 4 sent to Review');
+    expect(stdout).toMatch(/Model sim-4o-2026-09-17, \d+ input tokens/);
+  });
+
   it('`npm run demo -- --serve` keeps the HTTP API up after the summary', async () => {
     const port = await freePort();
     const demo = start('npm', ['run', 'demo', '--', '--serve'], freshCloneEnv({ PORT: String(port) }));

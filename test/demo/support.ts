@@ -9,7 +9,7 @@ export const ROOT = join(__dirname, '..', '..');
 
 /** Variables that would configure a service: none of them is set on a fresh clone. */
 const SERVICE_VARIABLES =
-  /^(DATABASE_URL|POSTGRES_|REDIS_|QUEUE_PREFIX|SQLITE_PATH|TYPESAFE_|LAYA_|JUDGMENT_|DEMO_SERVE|PORT$|SUPPORT_DESK_|NODE_ENV$)/;
+  /^(DATABASE_URL|POSTGRES_|REDIS_|QUEUE_PREFIX|SQLITE_PATH|TYPESAFE_|LAYA_|OPENAI_|JUDGMENT_|DEMO_SERVE|PORT$|SUPPORT_DESK_|NODE_ENV$)/;
 
 /** process.env without any service configuration, plus `extra`. */
 export function freshCloneEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {

@@ -31,7 +31,7 @@ import { EngineManager } from 'nestjs-judgment/drivers';
 import request from 'supertest';
 import { DataSource, type Repository } from 'typeorm';
 import * as ts from 'typescript';
-import { JevSimulator } from 'nestjs-judgment/simulator';
+import { JevSimulator, startOpenAiSimulator } from 'nestjs-judgment/simulator';
 import { freshCloneEnv, run } from '../demo/support';
 import { recreateDatabase, waitFor } from '../http/support';
 import { clearPrefix } from '../support/redis';
@@ -263,6 +263,50 @@ describe('the README examples', () => {
       expect(configured.get(EngineManager).describe('jev')).toMatchObject({ pinned: true, budget: 2_000_000 });
     } finally {
       await configured.close();
+    }
+  });
+
+  it('openai.config: OpenAI, Azure, vLLM, llama.cpp and Ollama connections; the default one asked over HTTP', async () => {
+    const openai = await startOpenAiSimulator({ apiKey: KEY, model: 'gpt-4o-mini-2024-07-18' });
+    Object.assign(process.env, { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: openai.url, AZURE_OPENAI_API_KEY: 'azure' });
+    let configured: INestApplicationContext | undefined;
+    try {
+      const { openAiOptions } = await import('./openai.config');
+      @Judgment({ name: 'refund-note' })
+      class RefundNote implements Judgment {
+        constructor(readonly text: string) {}
+        evidence() {
+          return { message: Evidence.untrusted(this.text) };
+        }
+        questions() {
+          return { refund: Likelihood.that('Does the customer ask for a refund?') };
+        }
+      }
+      @Module({
+        imports: [
+          TypeOrmModule.forRoot({
+            type: 'better-sqlite3',
+            database: ':memory:',
+            entities: judgmentEntities,
+            synchronize: true,
+          }),
+          JudgmentModule.forRoot({ ...openAiOptions, log: false }),
+        ],
+      })
+      class OpenAiModule {}
+      configured = await NestFactory.createApplicationContext(OpenAiModule, { logger: false, abortOnError: false });
+      const assessment = await configured.get(Judge).assess(new RefundNote('Please refund me. [[refund=0.85]]'));
+      expect(assessment.likelihood('refund').probability).toBeCloseTo(0.85, 9);
+      expect(assessment.provenance).toMatchObject({ engine: 'openai', model: 'gpt-4o-mini-2024-07-18' });
+      expect(assessment.provenance.details.coverage).toEqual({ refund: expect.any(Number) });
+      const engines = configured.get(EngineManager);
+      for (const name of ['azure', 'vllm', 'llamacpp', 'ollama']) {
+        expect(engines.describe(name)).toMatchObject({ driver: 'openai', configured: true });
+      }
+    } finally {
+      await configured?.close();
+      await openai.stop();
+      for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'AZURE_OPENAI_API_KEY']) delete process.env[name];
     }
   });
 

@@ -85,7 +85,11 @@ function printSetup(app: INestApplication, config: SupportDeskConfig): void {
   out('Support desk demo — nestjs-judgment');
   out(
     `  Engine:   ${engine.options.engine ?? 'jev'}` +
-      (engine.simulator ? ` → Jev simulator in-process at ${engine.jevUrl} (no TYPESAFE_API_KEY set)` : ''),
+      (engine.simulator?.mode === 'openai'
+        ? ` → the simulator's OpenAI mode in-process at ${engine.engineUrl} (no OPENAI_BASE_URL set)`
+        : engine.simulator
+          ? ` → Jev simulator in-process at ${engine.engineUrl} (no TYPESAFE_API_KEY set)`
+          : ''),
   );
   out(`  Database: ${where}`);
   out(`  Queue:    ${config.queue ? `BullMQ (prefix ${config.queue.prefix})` : 'inline (no REDIS_URL set)'}`);

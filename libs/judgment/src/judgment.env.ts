@@ -1,6 +1,7 @@
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './engines/connection.settings';
 import { DEFAULT_JEV_URL } from './engines/jev/jev.engine';
 import { perMinuteFromEnv } from './engines/limits/connection-limits';
+import { DEFAULT_OPENAI_URL } from './engines/openai/openai.engine';
 import { DEFAULT_MOCK_MODEL } from './engines/mock/mock.engine';
 import { InvalidConfiguration } from './errors';
 import { DEFAULT_CONNECTION, DEFAULT_RETENTION_DAYS } from './judgment.defaults';
@@ -67,6 +68,21 @@ const CONNECTIONS: Readonly<Record<string, (read: EnvReader, budget: number | nu
     budget,
     limits: read.limits('JUDGMENT_LAYA_LIMIT'),
   }),
+  openai: (read, budget) => ({
+    driver: 'openai',
+    key: read.string('OPENAI_API_KEY') ?? null,
+    url: read.string('OPENAI_BASE_URL') ?? DEFAULT_OPENAI_URL,
+    model: read.string('JUDGMENT_OPENAI_MODEL'),
+    allowAliases: read.boolean('JUDGMENT_OPENAI_ALLOW_ALIASES') ?? false,
+    timeout: read.number('JUDGMENT_OPENAI_TIMEOUT', { min: 0, exclusiveMin: true }) ?? DEFAULT_TIMEOUT_SECONDS,
+    retries: read.integer('JUDGMENT_OPENAI_RETRIES', { min: 0 }) ?? DEFAULT_RETRIES,
+    maxConcurrency: read.integer('JUDGMENT_OPENAI_MAX_CONCURRENCY', { min: 1 }),
+    minCoverage: read.number('JUDGMENT_OPENAI_MIN_COVERAGE', { min: 0, exclusiveMin: true }),
+    temperatureScaling: read.number('JUDGMENT_OPENAI_TEMPERATURE_SCALING', { min: 0, exclusiveMin: true }) ?? null,
+    apiVersion: read.string('JUDGMENT_OPENAI_API_VERSION') ?? null,
+    budget,
+    limits: read.limits('JUDGMENT_OPENAI_LIMIT'),
+  }),
   mock: () => ({ driver: 'mock', model: DEFAULT_MOCK_MODEL }),
 };
 
@@ -74,6 +90,8 @@ const CONNECTIONS: Readonly<Record<string, (read: EnvReader, budget: number | nu
 const CONNECTION_VARIABLES: Readonly<Record<string, readonly string[]>> = {
   jev: ['TYPESAFE_', 'JUDGMENT_JEV_'],
   laya: ['LAYA_', 'JUDGMENT_LAYA_'],
+  // Not OPENAI_: an app may hold OPENAI_API_KEY for other uses without asking Judgments of OpenAI.
+  openai: ['JUDGMENT_OPENAI_'],
   mock: [],
 };
 

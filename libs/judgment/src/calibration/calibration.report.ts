@@ -110,6 +110,20 @@ export class CalibrationResult implements CalibrationResultFields {
   }
 }
 
+/** A temperature fitted to one connection and model's labelled Likelihood answers (`fitTemperature()`). */
+export interface TemperatureResult {
+  readonly connection: string;
+  readonly model: string;
+  /** Likelihood answers with a truth the fit used. */
+  readonly cases: number;
+  /** The value to set as `engines.<connection>.temperatureScaling`. */
+  readonly temperature: number;
+  readonly nllBefore: number;
+  readonly nllAfter: number;
+  readonly eceBefore: number;
+  readonly eceAfter: number;
+}
+
 /** What a calibration run found: one result per identity, and the Resolutions skipped for lack of a Subject. */
 export class CalibrationReport {
   readonly results: readonly CalibrationResult[];
@@ -118,14 +132,23 @@ export class CalibrationReport {
     results: readonly CalibrationResult[],
     /** Resolutions skipped because their Subject no longer exists (or they never had one). */
     readonly skipped: number = 0,
+    /** Temperatures fitted per connection and model, when the run asked for them (else null). */
+    readonly temperatures: readonly TemperatureResult[] | null = null,
   ) {
     this.results = Object.freeze([...results]);
+    deepFreeze(temperatures);
     Object.freeze(this);
   }
 
-  /** `{ results: [...], skipped }`, with shares as numbers in [0, 1] or null. */
-  toJSON(): { results: Record<string, unknown>[]; skipped: number } {
-    return { results: this.results.map((result) => result.toJSON()), skipped: this.skipped };
+  /** The same report with the fitted temperatures. */
+  withTemperatures(temperatures: readonly TemperatureResult[]): CalibrationReport {
+    return new CalibrationReport(this.results, this.skipped, [...temperatures]);
+  }
+
+  /** `{ results: [...], skipped }` (and `temperatures` when fitted), with shares as numbers in [0, 1] or null. */
+  toJSON(): { results: Record<string, unknown>[]; skipped: number; temperatures?: TemperatureResult[] } {
+    const json = { results: this.results.map((result) => result.toJSON()), skipped: this.skipped };
+    return this.temperatures === null ? json : { ...json, temperatures: [...this.temperatures] };
   }
 }
 

@@ -22,6 +22,7 @@ import { CalibrationTally, likelihoodKeys, measuresOf } from './calibration.tall
 import { type LoadedCases, datasetCases, resolutionCases } from './case-sources';
 import { LabelledCase } from './labelled-case';
 import { describeValue } from './describe-value';
+import { fitTemperatures } from './temperature-fit';
 
 /** Cases in flight when neither `.concurrency()` nor the module option `calibration.concurrency` says otherwise. */
 export { DEFAULT_CALIBRATION_CONCURRENCY } from '../judgment.defaults';
@@ -48,6 +49,8 @@ interface CalibrationPlan<J extends Judgment> {
   readonly decisions: readonly Type<Decision>[] | null;
   readonly concurrency: number;
   readonly subject: Type<object> | null;
+  /** Fit a temperature per connection and model to the Likelihood truths (logprob drivers record the masses). */
+  readonly fitTemperature: boolean;
 }
 
 /** The services a run uses. */
@@ -116,6 +119,7 @@ export class Calibration {
       decisions: null,
       concurrency: checkConcurrency(this.concurrency, 'The module option calibration.concurrency'),
       subject: null,
+      fitTemperature: false,
     });
   }
 }
@@ -181,6 +185,15 @@ export class CalibrationBuilder<J extends Judgment> {
   /** How many Engine rounds may be in flight at once. */
   concurrency(cases: number): CalibrationBuilder<J> {
     return this.with({ concurrency: checkConcurrency(cases, 'concurrency()') });
+  }
+
+  /**
+   * Also fit a temperature per connection and model to the cases' Likelihood truths (minimising their negative
+   * log-likelihood) and report ECE before and after it. Only drivers that record logprob masses (openai) take part;
+   * apply the fitted value as `engines.<connection>.temperatureScaling`.
+   */
+  fitTemperature(): CalibrationBuilder<J> {
+    return this.with({ fitTemperature: true });
   }
 
   /**
@@ -284,7 +297,15 @@ export class CalibrationBuilder<J extends Judgment> {
         });
       });
     }
-    return tally.report(skipped);
+    const report = tally.report(skipped);
+    if (!this.plan.fitTemperature) return report;
+    const assessed = tasks.flatMap(({ item }, index) => {
+      const answer = answered[index];
+      return answer instanceof EngineFailed
+        ? []
+        : [{ provenance: answer.assessment.provenance, truth: item.labelled.truth }];
+    });
+    return report.withTemperatures(fitTemperatures(assessed));
   }
 
   private with(changes: Partial<CalibrationPlan<J>>): CalibrationBuilder<J> {

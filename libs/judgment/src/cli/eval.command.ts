@@ -17,11 +17,12 @@ export interface EvalOptions {
   decision?: string[];
   engine?: string[];
   concurrency?: number;
+  fitTemperature?: boolean;
   json?: boolean;
 }
 
 /**
- * `judgment eval <judgment> [--dataset=cases.json] [--decision=…]… [--engine=…]… [--json]`: calibrates a Judgment's
+ * `judgment eval <judgment> [--dataset=cases.json] [--decision=…]… [--engine=…]… [--fit-temperature] [--json]`: calibrates a Judgment's
  * Decisions against labelled cases (a dataset, else the recorded Resolutions). Every case is a paid Engine round.
  */
 export function addEvalCommand(program: Command, context: CliContext): void {
@@ -35,6 +36,7 @@ export function addEvalCommand(program: Command, context: CliContext): void {
     .option('--concurrency <rounds>', 'Engine rounds in flight at once', (value) =>
       /^\d+$/.test(value) ? Number(value) : NaN,
     )
+    .option('--fit-temperature', 'also fit a temperature per connection to the Likelihood truths (openai driver)')
     .option('--json', 'print only the report as JSON')
     .action((name: string, options: EvalOptions) => runEval(context, name, options));
 }
@@ -51,6 +53,7 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
       builder = builder.decisions(...options.decision.map((d) => findDecision(registry, d)));
     if (options.engine?.length) builder = builder.engines(...options.engine);
     if (options.concurrency !== undefined) builder = builder.concurrency(options.concurrency);
+    if (options.fitTemperature === true) builder = builder.fitTemperature();
     const engines = context.get(EngineManager);
     const report = await builder.run({
       onStart: (rounds) => {

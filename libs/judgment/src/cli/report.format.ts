@@ -1,5 +1,6 @@
 import type { CalibrationReport, CalibrationResult } from '../calibration/calibration.report';
 import type { Interval } from '../calibration/scoring';
+import { TEMPERATURE_RANGE } from '../calibration/temperature-fit';
 import { bold, percent, plural, table } from './cli.output';
 
 /** A calibration report as text: a summary table, then per result its bands, scores and warnings. */
@@ -24,7 +25,44 @@ export function formatReport(report: CalibrationReport): string {
     ),
   );
   for (const result of report.results) parts.push(formatResult(result));
+  if (report.temperatures !== null) parts.push(formatTemperatures(report.temperatures));
   return parts.join('\n\n');
+}
+
+/** The fitted temperatures, with ECE and negative log-likelihood before and after, and where to set them. */
+function formatTemperatures(temperatures: NonNullable<CalibrationReport['temperatures']>): string {
+  if (temperatures.length === 0) {
+    return (
+      'Temperature scaling: nothing to fit. It needs Likelihood truths in the cases and a driver that records ' +
+      'logprob masses (openai).'
+    );
+  }
+  const rows = temperatures.map((fit) => [
+    fit.connection,
+    fit.model,
+    fit.cases,
+    fit.temperature.toFixed(3),
+    `${decimal(fit.eceBefore)} → ${decimal(fit.eceAfter)}`,
+    `${decimal(fit.nllBefore)} → ${decimal(fit.nllAfter)}`,
+  ]);
+  const settings = temperatures.map(
+    (fit) => `  engines.${fit.connection}.temperatureScaling: ${Number(fit.temperature.toFixed(3))}`,
+  );
+  const { lowest, highest } = TEMPERATURE_RANGE;
+  const bounded = temperatures
+    .filter((fit) => fit.temperature <= lowest * 1.01 || fit.temperature >= highest * 0.99)
+    .map(
+      (fit) =>
+        `Warning: the temperature of ${fit.connection} reached the edge of the range searched (${lowest}–${highest}): ` +
+        'its cases are separated perfectly (or too few), so the fit would sharpen or flatten without end. Label ' +
+        'more cases, including hard ones, before applying it.',
+    );
+  return [
+    bold('Temperature scaling (fitted to the Likelihood truths)'),
+    table(['Connection', 'Model', 'Answers', 'Temperature', 'ECE before → after', 'NLL before → after'], rows),
+    `Apply it in the module options:\n${settings.join('\n')}`,
+    ...bounded,
+  ].join('\n');
 }
 
 function formatResult(result: CalibrationResult): string {

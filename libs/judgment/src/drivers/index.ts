@@ -12,6 +12,19 @@ export {
 } from '../engines/engine.manager';
 export { fenceUntrustedText, FENCE_PREFACE } from '../engines/jev/fence';
 export { JevEngine, DEFAULT_JEV_URL } from '../engines/jev/jev.engine';
+export {
+  OpenAiEngine,
+  DEFAULT_OPENAI_URL,
+  DEFAULT_TOP_LOGPROBS,
+  DEFAULT_MIN_COVERAGE,
+  DEFAULT_MAX_CONCURRENCY,
+} from '../engines/openai/openai.engine';
+export {
+  optionDistribution,
+  foldToken,
+  type OptionDistribution,
+  type TokenLogprob,
+} from '../engines/openai/option-distribution';
 export { MockEngine, DEFAULT_MOCK_MODEL } from '../engines/mock/mock.engine';
 // The failures a driver throws (also exported from the root, where applications catch them).
 export {

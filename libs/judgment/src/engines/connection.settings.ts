@@ -19,10 +19,12 @@ export interface ConnectionSettings {
   readonly budget: number | null;
 }
 
-interface Rule {
+/** What a numeric connection option must be. */
+export interface NumberRule {
   readonly integer: boolean;
   readonly min: number;
   readonly aboveMin?: boolean;
+  readonly max?: number;
   readonly expected: string;
 }
 
@@ -35,7 +37,7 @@ const RULES = {
     expected: `an integer of 2 or more, or to null for the package limit of ${MAX_LABELS}`,
   },
   budget: { integer: true, min: 0, expected: 'an integer number of input tokens (0 or more), or to null for no limit' },
-} satisfies Record<keyof ConnectionSettings, Rule>;
+} satisfies Record<keyof ConnectionSettings, NumberRule>;
 
 /**
  * Reads a connection's numeric options (numbers, or plain decimal strings as configuration services deliver them).
@@ -51,9 +53,21 @@ export function connectionSettings(name: string, config: EngineConnectionOptions
 }
 
 function setting(name: string, config: EngineConnectionOptions, option: keyof ConnectionSettings): number | null {
+  return connectionNumber(name, config, option, RULES[option]);
+}
+
+/**
+ * A numeric option of a connection (a number, or a plain decimal string), null when unset. Throws EngineNotConfigured
+ * naming the connection, the option and `rule.expected` when it breaks the rule.
+ */
+export function connectionNumber(
+  name: string,
+  config: EngineConnectionOptions,
+  option: string,
+  rule: NumberRule,
+): number | null {
   const value = config[option];
   if (value === undefined || value === null) return null;
-  const rule: Rule = RULES[option];
   const number =
     typeof value === 'number'
       ? value
@@ -63,7 +77,8 @@ function setting(name: string, config: EngineConnectionOptions, option: keyof Co
   const valid =
     Number.isFinite(number) &&
     (!rule.integer || Number.isInteger(number)) &&
-    (rule.aboveMin ? number > rule.min : number >= rule.min);
+    (rule.aboveMin ? number > rule.min : number >= rule.min) &&
+    (rule.max === undefined || number <= rule.max);
   if (!valid) {
     throw new EngineNotConfigured(
       `The Engine connection "${name}" has an invalid ${option} (${typeof value === 'string' ? JSON.stringify(value) : String(value)}): ` +

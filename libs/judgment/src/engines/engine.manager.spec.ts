@@ -127,9 +127,9 @@ describe('EngineManager: configuration errors (EngineNotConfigured)', () => {
   });
 
   it('refuses an unknown driver, and a class that is not an Engine', () => {
-    const unknown = configurationError(() => manager({ engines: { x: { driver: 'openai' } } }).connection('x'));
+    const unknown = configurationError(() => manager({ engines: { x: { driver: 'gemini' } } }).connection('x'));
     expect(unknown).toBeInstanceOf(EngineNotConfigured);
-    expect(unknown.message).toContain('The Engine connection "x" names the driver "openai", which is neither');
+    expect(unknown.message).toContain('The Engine connection "x" names the driver "gemini", which is neither');
     expect(unknown.message).toContain('EngineManager.extend()');
     class NotAnEngine {}
     const notEngine = configurationError(() =>
@@ -240,7 +240,14 @@ describe('EngineManager: configuration errors (EngineNotConfigured)', () => {
 });
 
 describe('EngineManager: pinned models', () => {
-  it('counts a model as pinned when it ends in N.N.N', () => {
+  it('counts a model as pinned when it ends in N.N.N or a snapshot date', () => {
+    expect(['gpt-4o-2024-08-06', 'sim-4o-2026-09-17'].map(isPinnedModel)).toEqual([true, true]);
+    expect(['gpt-4o', 'gpt-4o-mini', 'llama3.1:8b', 'gpt-4o-2024-08'].map(isPinnedModel)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(['jev-1.13.0', 'foo1.2.3', '1.2.3'].map(isPinnedModel)).toEqual([true, true, true]);
     expect(['jev-latest', 'english', 'jev-1.13', 'jev-1.13.0-rc1', 'auto'].map(isPinnedModel)).toEqual([
       false,

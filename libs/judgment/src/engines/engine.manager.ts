@@ -14,6 +14,7 @@ import {
 } from './limits/connection-limits';
 import { ConnectionLimiter } from './limits/connection.limiter';
 import { RateLimitedEngine } from './limits/rate-limited.engine';
+import { DEFAULT_OPENAI_URL, OpenAiEngine } from './openai/openai.engine';
 import { MeteredEngine, UsageMeter } from './metering';
 import { MockEngine } from './mock/mock.engine';
 
@@ -57,13 +58,13 @@ export interface EngineConnectionStatus {
 
 const BUILT_IN_DRIVERS: Readonly<Record<string, EngineFactory>> = {
   jev: (config, { name }) => JevEngine.connect(name, config),
+  openai: (config, { name }) => OpenAiEngine.connect(name, config),
   mock: (config) => new MockEngine(typeof config.model === 'string' && config.model !== '' ? config.model : undefined),
 };
 
 /** Drivers registered for every manager with the static `EngineManager.extend()`. */
 const globalDrivers = new Map<string, EngineFactory>();
 
-/** Whether a model is an exact version: it ends in three dot-separated numbers (`jev-1.13.0`, not `jev-latest`). */
 /** Where the connections' limits are counted, given by the module: a Redis client, and whether the queue is on. */
 export interface LimitSharing {
   /** The ioredis client the module found (limiter.redis, else the queue's Redis); null for none. */
@@ -72,8 +73,12 @@ export interface LimitSharing {
   readonly queueEnabled: boolean;
 }
 
+/**
+ * Whether a model is an exact version: it ends in three dot-separated numbers (`jev-1.13.0`, not `jev-latest`) or in
+ * a snapshot date (`gpt-4o-2024-08-06`, not `gpt-4o`).
+ */
 export function isPinnedModel(model: string): boolean {
-  return /\d+\.\d+\.\d+$/.test(model);
+  return /(\d+\.\d+\.\d+|\d{4}-\d{2}-\d{2})$/.test(model);
 }
 
 /**
@@ -183,7 +188,13 @@ export class EngineManager {
     return {
       connection: name,
       driver: typeof driver === 'string' ? driver : driver.name,
-      url: config.url ? String(config.url).replace(/\/+$/, '') : driver === 'jev' ? DEFAULT_JEV_URL : null,
+      url: config.url
+        ? String(config.url).replace(/\/+$/, '')
+        : driver === 'jev'
+          ? DEFAULT_JEV_URL
+          : driver === 'openai'
+            ? DEFAULT_OPENAI_URL
+            : null,
       model,
       pinned: model !== null && isPinnedModel(model),
       keyPresent: typeof config.key === 'string' && config.key !== '',
@@ -259,7 +270,7 @@ export class EngineManager {
     if (!factory) {
       const named = typeof driver === 'function' ? `class ${driver.name}` : JSON.stringify(driver);
       throw new EngineNotConfigured(
-        `The Engine connection "${name}" names the driver ${named}, which is neither a built-in driver (jev, mock), ` +
+        `The Engine connection "${name}" names the driver ${named}, which is neither a built-in driver (jev, openai, mock), ` +
           'a driver registered with EngineManager.extend(), nor a class implementing Engine. Fix ' +
           `engines.${name}.driver, or register the driver before the connection is first used.`,
       );

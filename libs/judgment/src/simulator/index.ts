@@ -25,3 +25,16 @@ export type {
   StatusFault,
 } from './simulator.types';
 export { parseSteering, type Steering, type SteerTarget } from './simulated-answers';
+export {
+  OpenAiSimulator,
+  startOpenAiSimulator,
+  DEFAULT_OPENAI_MODEL,
+  OPENAI_ALIASES,
+  MAX_TOP_LOGPROBS,
+  type OpenAiFault,
+  type OpenAiSimulatorOptions,
+  type OpenAiStatusFault,
+  type RunningOpenAiSimulator,
+  type StartOpenAiSimulatorOptions,
+} from './openai-simulator';
+export type { OpenAiBehaviour } from './openai-answers';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `judgment-jev-simulator` bin: the Jev simulator as a standalone server.
- *   npx judgment-jev-simulator --port 4010 [--host 127.0.0.1] [--latency-ms N] [--mode jev|laya] [--key K] [--model M] [--verbose]
+ *   npx judgment-jev-simulator --port 4010 [--host 127.0.0.1] [--latency-ms N] [--mode jev|laya|openai] [--key K] [--model M] [--verbose]
  * Unset flags fall back to the JEV_SIMULATOR_* variables. Exit codes: 2 for a bad flag or variable, 1 when the
  * server cannot listen; SIGINT/SIGTERM close it (hanging sockets included) and exit 0.
  */
@@ -11,6 +11,7 @@ import {
   SIMULATOR_USAGE,
   type SimulatorCommand,
 } from './simulator.arguments';
+import { startOpenAiSimulator } from './openai-simulator';
 import { startJevSimulator } from './start-jev-simulator';
 
 async function main(): Promise<void> {
@@ -26,17 +27,19 @@ async function main(): Promise<void> {
     console.log(SIMULATOR_USAGE);
     return;
   }
-  const { port, host, verbose, ...options } = command;
-  const sim = await startJevSimulator({
+  const { port, host, verbose, mode, ...options } = command;
+  const served = {
     ...options,
     port,
     host,
     // The standalone server keeps no request log, so it does not grow in memory.
     logRequests: false,
     onRequest: verbose
-      ? (entry) => console.log(`${new Date(entry.at).toISOString()} ${entry.method} ${entry.path} ${entry.status}`)
+      ? (entry: { at: number; method: string; path: string; status: number }) =>
+          console.log(`${new Date(entry.at).toISOString()} ${entry.method} ${entry.path} ${entry.status}`)
       : undefined,
-  });
+  };
+  const sim = mode === 'openai' ? await startOpenAiSimulator(served) : await startJevSimulator({ ...served, mode });
   console.log(`Jev simulator (${sim.mode} mode) listening on ${sim.url}`);
 
   const shutdown = (signal: string) => {

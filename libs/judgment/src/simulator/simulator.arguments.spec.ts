@@ -36,7 +36,7 @@ describe('parseSimulatorArgs', () => {
   });
 
   it.each([
-    [['--mode', 'grpc'], {}, '--mode must be jev or laya; got "grpc".'],
+    [['--mode', 'grpc'], {}, '--mode must be jev, laya or openai; got "grpc".'],
     [[], { JEV_SIMULATOR_LATENCY_MS: 'slow' }, 'JEV_SIMULATOR_LATENCY_MS must be a whole number of 0 or more'],
     [['--host'], {}, '--host needs a value'],
     [['--verbose=yes'], {}, '--verbose takes no value'],

@@ -2,6 +2,9 @@ import { parseArgs } from 'node:util';
 import { JudgmentError } from '../errors';
 import type { SimulatorLimits, SimulatorMode } from './simulator.types';
 
+/** What the bin serves: a Jev wire dialect, or the OpenAI Chat Completions wire. */
+export type BinMode = SimulatorMode | 'openai';
+
 /** The simulator bin was given a flag or an environment variable it cannot use. */
 export class InvalidSimulatorArguments extends JudgmentError {}
 
@@ -11,7 +14,7 @@ export interface SimulatorCommand {
   readonly port: number;
   readonly host: string;
   readonly latencyMs: number;
-  readonly mode: SimulatorMode;
+  readonly mode: BinMode;
   readonly apiKey: string | undefined;
   readonly model: string | undefined;
   readonly verbose: boolean;
@@ -20,16 +23,18 @@ export interface SimulatorCommand {
 }
 
 /** The bin's usage text. */
-export const SIMULATOR_USAGE = `Usage: judgment-jev-simulator [--port N] [--host H] [--latency-ms N] [--mode jev|laya] [--key K] [--model M]
+export const SIMULATOR_USAGE = `Usage: judgment-jev-simulator [--port N] [--host H] [--latency-ms N] [--mode jev|laya|openai] [--key K] [--model M]
                              [--limit-requests N] [--limit-tokens N] [--limit-window-ms N] [--verbose]
 
   --port N         port to listen on; 0 picks a free one      (JEV_SIMULATOR_PORT, default 8787)
   --host H         address to bind                             (JEV_SIMULATOR_HOST, default 127.0.0.1)
   --latency-ms N   delay before every answer                   (JEV_SIMULATOR_LATENCY_MS, default 0)
-  --mode M         jev, or laya for the laya-serve dialect     (JEV_SIMULATOR_MODE, default jev)
+  --mode M         jev, laya (laya-serve dialect) or openai    (JEV_SIMULATOR_MODE, default jev)
+                   (openai: Chat Completions at <url>/v1)
   --key K          require Authorization: Bearer K             (JEV_SIMULATOR_KEY, default none)
-  --model M        versioned model id it reports               (JEV_SIMULATOR_MODEL, default jev-1.13.0)
-  --limit-requests N  answer 429 past N requests per key per window   (JEV_SIMULATOR_LIMIT_REQUESTS)
+  --model M        versioned model id it reports               (JEV_SIMULATOR_MODEL, default jev-1.13.0;
+                                                               openai: sim-4o-2026-09-17)
+  --limit-requests N  answer 429 past N requests per key per window   (JEV_SIMULATOR_LIMIT_REQUESTS; jev/laya)
   --limit-tokens N    answer 429 once a key's window used N input tokens (JEV_SIMULATOR_LIMIT_TOKENS)
   --limit-window-ms N the limits' fixed window, from a key's first request (JEV_SIMULATOR_LIMIT_WINDOW_MS, 60000)
   --verbose        print one line per request                  (JEV_SIMULATOR_VERBOSE=1)
@@ -68,8 +73,8 @@ export function parseSimulatorArgs(
     return value ? { value, source: name } : undefined;
   };
   const mode = (setting('mode')?.value ?? 'jev').toLowerCase();
-  if (mode !== 'jev' && mode !== 'laya') {
-    throw new InvalidSimulatorArguments(`${setting('mode')?.source} must be jev or laya; got "${mode}".`);
+  if (mode !== 'jev' && mode !== 'laya' && mode !== 'openai') {
+    throw new InvalidSimulatorArguments(`${setting('mode')?.source} must be jev, laya or openai; got "${mode}".`);
   }
   const verboseEnv = env.JEV_SIMULATOR_VERBOSE?.trim().toLowerCase() ?? '';
   const requests = wholeNumber(setting('limit-requests'));
@@ -79,6 +84,11 @@ export function parseSimulatorArgs(
   if (windowMs !== undefined && !limited) {
     throw new InvalidSimulatorArguments(
       `${setting('limit-window-ms')?.source} sets a window without a limit: add --limit-requests or --limit-tokens.`,
+    );
+  }
+  if (limited && mode === 'openai') {
+    throw new InvalidSimulatorArguments(
+      'The limit flags apply to the jev and laya modes only; the openai mode does not enforce limits yet.',
     );
   }
   return {

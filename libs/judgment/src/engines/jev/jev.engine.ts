@@ -170,13 +170,17 @@ export class JevEngine implements Engine {
 }
 
 /** The variables `judgmentOptionsFromEnv` reads each connection's key from, named in the error. */
-const KEY_VARIABLES: Readonly<Record<string, string>> = { jev: 'TYPESAFE_API_KEY', laya: 'LAYA_API_KEY' };
+const KEY_VARIABLES: Readonly<Record<string, string>> = {
+  jev: 'TYPESAFE_API_KEY',
+  laya: 'LAYA_API_KEY',
+  openai: 'OPENAI_API_KEY',
+};
 
 /**
  * The key rule: a connection without a key is refused unless its url is a loopback address (a server on this
  * machine, like the Jev simulator) — or unless `requireKey` says otherwise, which wins either way.
  */
-function checkKeyNotNeeded(connection: string, url: string, requireKey: boolean | undefined): void {
+export function checkKeyNotNeeded(connection: string, url: string, requireKey: boolean | undefined): void {
   if (requireKey === false || (requireKey === undefined && isLoopbackUrl(url))) return;
   const variable = Object.hasOwn(KEY_VARIABLES, connection) ? ` (${KEY_VARIABLES[connection]})` : '';
   const setKey = `Set engines.${connection}.key${variable}`;

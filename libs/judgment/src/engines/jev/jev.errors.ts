@@ -17,16 +17,20 @@ export function describeOrigin({ connection, requestId }: ResponseOrigin): strin
   return requestId ? `connection "${connection}", request ${requestId}` : `connection "${connection}"`;
 }
 
-/** A non-2xx answer, after any retries, as the matching EngineFailed. `secret` is blanked out of the reason. */
+/**
+ * A non-2xx answer, after any retries, as the matching EngineFailed. `secret` is blanked out of the reason, which
+ * `readReason` takes from the body (default: the Jev `detail` shapes).
+ */
 export function statusError(
   status: number,
   body: string,
   origin: ResponseOrigin,
   attempts: number,
   secret: string | null,
+  readReason: (body: string) => string = errorReason,
 ): EngineFailed {
   const where = `HTTP ${status}, ${describeOrigin(origin)}`;
-  const given = errorReason(body).trimEnd();
+  const given = readReason(body).trimEnd();
   const sentence = given.endsWith('.') ? given.slice(0, -1) : given;
   const reason = secret ? sentence.replaceAll(secret, '[redacted]') : sentence;
   const option = (name: string) => `engines.${origin.connection}.${name}`;

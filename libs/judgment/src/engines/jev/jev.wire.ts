@@ -1,8 +1,8 @@
-import { UntrustedText, type EvidenceMap } from '../../definition/evidence';
+import type { EvidenceMap } from '../../definition/evidence';
 import { MalformedEngineResponse } from '../../errors';
 import { KIND_NAMES, type Question } from '../../questions/question';
 import type { EngineAnswer } from '../engine.interface';
-import { fenceUntrustedText } from './fence';
+import { fencedEvidenceJson } from './fence';
 import { describeOrigin, type ResponseOrigin } from './jev.errors';
 
 /** The Jev type each Question kind is asked as. */
@@ -14,15 +14,7 @@ const JEV_TYPES = { likelihood: 'noul', classification: 'choice', rating: 'score
  */
 export function requestBody(model: string, evidence: EvidenceMap, questions: ReadonlyMap<string, Question>): string {
   const asked = [...questions].map(([key, question]) => `${JSON.stringify(key)}:${questionJson(question)}`);
-  return `{"model":${JSON.stringify(model)},"state":${stateJson(evidence)},"questions":{${asked.join(',')}}}`;
-}
-
-/** The Evidence as Jev's `state`: always an object, each UntrustedText fenced in place. */
-function stateJson(evidence: EvidenceMap): string {
-  return JSON.stringify(evidence ?? {}, function (this: Record<string, unknown>, key, value) {
-    const original = this[key];
-    return original instanceof UntrustedText ? fenceUntrustedText(original.text) : value;
-  });
+  return `{"model":${JSON.stringify(model)},"state":${fencedEvidenceJson(evidence)},"questions":{${asked.join(',')}}}`;
 }
 
 function questionJson(question: Question): string {
@@ -143,7 +135,8 @@ function probability(value: unknown): number | null {
   return number >= 0 && number <= 1 ? number : null;
 }
 
-function parseObject(text: string): Record<string, unknown> | null {
+/** The JSON object in `text`, or null when it is not JSON or not an object. */
+export function parseObject(text: string): Record<string, unknown> | null {
   try {
     const body: unknown = JSON.parse(text);
     return isObject(body) ? body : null;
@@ -152,7 +145,7 @@ function parseObject(text: string): Record<string, unknown> | null {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 

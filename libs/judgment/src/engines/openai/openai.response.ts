@@ -1,0 +1,105 @@
+import { MalformedEngineResponse } from '../../errors';
+import { describeOrigin, errorReason, type ResponseOrigin } from '../jev/jev.errors';
+import { isObject, parseObject } from '../jev/jev.wire';
+import { optionDistribution, type OptionDistribution, type TokenLogprob } from './option-distribution';
+
+/** One Chat Completions answer read for one Question. */
+export interface CompletionReading extends OptionDistribution {
+  /** The model as the server named it (a versioned id when the server resolves aliases). */
+  readonly model: string;
+  readonly systemFingerprint: string | null;
+  readonly promptTokens: number | null;
+  readonly completionTokens: number | null;
+}
+
+/** What a completion is read against: the answer tokens asked for, the least coverage accepted, the temperature. */
+export interface ReadingRules {
+  readonly key: string;
+  readonly tokens: readonly string[];
+  readonly minCoverage: number;
+  readonly temperature: number | null;
+}
+
+/**
+ * Reads a 2xx Chat Completions body strictly: exactly one choice, the first output token's `top_logprobs`, and enough
+ * of their mass on the answer tokens. Throws MalformedEngineResponse naming the connection, the request and what was
+ * wrong — never a guessed or uniform distribution.
+ */
+export function readCompletion(text: string, rules: ReadingRules, origin: ResponseOrigin): CompletionReading {
+  const fail = (reason: string) =>
+    new MalformedEngineResponse(
+      `The answer to Question "${rules.key}" is unreadable (${describeOrigin(origin)}): ${reason}.`,
+      { requestId: origin.requestId },
+    );
+  const body = parseObject(text);
+  if (!body) throw fail('the body is not a JSON object (truncated, or not a Chat Completions server)');
+  const { choices, model } = body;
+  if (!Array.isArray(choices) || choices.length !== 1) {
+    const count = Array.isArray(choices) ? `${choices.length} choices` : 'no "choices" list';
+    throw fail(`it has ${count}, where 1 was asked (n: 1)`);
+  }
+  if (typeof model !== 'string' || model === '') throw fail('it names no model');
+  const first = firstToken(choices[0]);
+  if (first === null) {
+    throw fail(
+      'it carries no logprobs for the first output token. The server or model does not return top_logprobs; use one ' +
+        'that does (OpenAI chat models, vLLM, llama.cpp server, recent Ollama)',
+    );
+  }
+  if (typeof first === 'string') throw fail(first);
+  const distribution = optionDistribution(first, rules.tokens, rules.temperature);
+  const coverage = distribution?.coverage ?? 0;
+  if (distribution === null || coverage < rules.minCoverage) {
+    const seen = first
+      .slice(0, 5)
+      .map((entry) => JSON.stringify(entry.token))
+      .join(', ');
+    throw fail(
+      `only ${percent(coverage)} of the first token's probability fell on the answers ${rules.tokens.join(', ')} ` +
+        `(at least ${percent(rules.minCoverage)} needed; the likeliest tokens were ${seen || 'none'}). The model did ` +
+        'not answer in the asked form; minCoverage sets the threshold',
+    );
+  }
+  const usage = isObject(body.usage) ? body.usage : {};
+  return {
+    ...distribution,
+    model,
+    systemFingerprint:
+      typeof body.system_fingerprint === 'string' && body.system_fingerprint !== '' ? body.system_fingerprint : null,
+    promptTokens: count(usage.prompt_tokens),
+    completionTokens: count(usage.completion_tokens),
+  };
+}
+
+/** The reason a Chat Completions server gave for an error: `error.message`, else the Jev shapes or the raw body. */
+export function openAiErrorReason(body: string): string {
+  const error = parseObject(body)?.error;
+  const message = isObject(error) ? error.message : typeof error === 'string' ? error : undefined;
+  return typeof message === 'string' && message.trim() !== '' ? message : errorReason(body);
+}
+
+/** The first output token's top log-probabilities, null when absent, or a phrase saying what is wrong with them. */
+function firstToken(choice: unknown): TokenLogprob[] | string | null {
+  if (!isObject(choice) || !isObject(choice.logprobs)) return null;
+  const content = choice.logprobs.content;
+  if (!Array.isArray(content) || content.length === 0 || !isObject(content[0])) return null;
+  const top = content[0].top_logprobs;
+  if (!Array.isArray(top) || top.length === 0) return null;
+  const entries: TokenLogprob[] = [];
+  for (const entry of top) {
+    const { token, logprob } = (isObject(entry) ? entry : {}) as { token?: unknown; logprob?: unknown };
+    if (typeof token !== 'string' || typeof logprob !== 'number' || !(logprob <= 1e-6)) {
+      return `its top_logprobs hold ${JSON.stringify(entry)}, not a token with a log-probability of 0 or less`;
+    }
+    entries.push({ token, logprob: Math.min(logprob, 0) });
+  }
+  return entries;
+}
+
+function count(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+}
+
+function percent(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}

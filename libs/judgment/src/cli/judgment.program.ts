@@ -1,13 +1,14 @@
 import { Command, CommanderError } from 'commander';
 import type { CliContext } from './cli.context';
 import { addEvalCommand } from './eval.command';
+import { addExplainCommand } from './explain.command';
 import { addMakeDecisionCommand } from './make-decision.command';
 import { addMakeJudgmentCommand } from './make-judgment.command';
 import { addPruneCommand } from './prune.command';
 import { addStatusCommand } from './status.command';
 
 /**
- * The `judgment` commands (`eval`, `status`, `make:judgment`, `make:decision`, `prune`) as a commander program. The
+ * The `judgment` commands (`eval`, `status`, `explain`, `make:judgment`, `make:decision`, `prune`) as a commander program. The
  * commands that need the app boot it through `context`; the generators never do.
  */
 export function judgmentProgram(context: CliContext): Command {
@@ -17,6 +18,7 @@ export function judgmentProgram(context: CliContext): Command {
     .exitOverride();
   addEvalCommand(program, context);
   addStatusCommand(program, context);
+  addExplainCommand(program, context);
   addMakeJudgmentCommand(program);
   addMakeDecisionCommand(program);
   addPruneCommand(program, context);

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, Repository } from 'typeorm';
 import type { Assessment } from '../assessment/assessment';
+import type { DecisionTrace } from '../decision/decision-trace';
 import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
 import type { Judgment } from '../definition/judgment.decorator';
@@ -91,7 +92,13 @@ export class RecordWriter {
    */
   async recordDecision(
     id: number,
-    columns: { decision: string; decisionVersion: string | null; outcomeType: string; outcome: string },
+    columns: {
+      decision: string;
+      decisionVersion: string | null;
+      outcomeType: string;
+      outcome: string;
+      decisionTrace: DecisionTrace | null;
+    },
     entersReview: boolean,
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
     const repository = this.repository();

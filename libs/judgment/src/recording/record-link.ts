@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import type { Assessment, Decider, DecisionRecording } from '../assessment/assessment';
-import { applyDecision } from '../decision/apply-decision';
+import { applyTracedDecision } from '../decision/apply-decision';
+import type { DecisionTrace } from '../decision/decision-trace';
 import { type Decision, decisionMetadata, isDecision } from '../decision/decision.decorator';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
@@ -90,8 +91,8 @@ export class RecordLink implements DecisionRecording {
    */
   async decide<J extends Judgment, O extends Outcome>(assessment: Assessment<J>, decision: Decider<J, O>): Promise<O> {
     this.admit(assessment, decision);
-    const outcome = applyDecision(assessment, decision, this.checksPurity);
-    await this.decided(assessment, decision as Decision, outcome);
+    const { outcome, trace } = applyTracedDecision(assessment, decision, this.checksPurity);
+    await this.decided(assessment, decision as Decision, outcome, trace);
     return outcome;
   }
 
@@ -112,7 +113,12 @@ export class RecordLink implements DecisionRecording {
   }
 
   /** Records, logs and announces the Outcome of a Decision. */
-  private async decided(assessment: Assessment<any>, decision: Decision, outcome: Outcome): Promise<void> {
+  private async decided(
+    assessment: Assessment<any>,
+    decision: Decision,
+    outcome: Outcome,
+    trace: DecisionTrace,
+  ): Promise<void> {
     const { rows, events, logger } = this.services;
     const name = judgmentName(assessment.judgment);
     if (this.refused) {
@@ -132,6 +138,7 @@ export class RecordLink implements DecisionRecording {
             decisionVersion: metadata.version,
             outcomeType: metadata.outcomeType,
             outcome: String(outcome),
+            decisionTrace: trace,
           },
           entersReview,
         );

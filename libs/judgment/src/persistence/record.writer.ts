@@ -39,6 +39,13 @@ export class RecordWriter {
     return this.source;
   }
 
+  /** OpenTelemetry database attributes of a write to the records' table (`db.system.name`, operation, table). */
+  spanAttributes(operation: 'INSERT' | 'UPDATE'): Record<string, string> {
+    const type = String(this.source?.options.type ?? 'unknown');
+    const system = type === 'postgres' ? 'postgresql' : type === 'better-sqlite3' ? 'sqlite' : type;
+    return { 'db.system.name': system, 'db.operation.name': operation, 'db.collection.name': 'judgment_assessments' };
+  }
+
   /** The records' repository; InvalidConfiguration when the app's DataSource cannot hold them. */
   repository(): Repository<AssessmentRecord> {
     const dataSource = this.dataSource();

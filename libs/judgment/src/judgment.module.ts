@@ -34,6 +34,7 @@ import { Recorder } from './recording/recorder';
 import { AssessmentRecords } from './records/assessment-records.service';
 import { RecordQueries } from './records/record-queries.service';
 import { RecordRetention } from './records/record-retention.service';
+import { ReviewBacklogGauge } from './records/review-backlog.gauge';
 import { Replay } from './records/replay.service';
 import { ResolutionPolicyHost } from './review/resolution-policy';
 import { ReviewResolver } from './review/review-resolver.service';
@@ -59,6 +60,7 @@ const SERVICES: Provider[] = [
   Replay,
   RecordQueries,
   RecordRetention,
+  ReviewBacklogGauge,
   ResolutionPolicyHost,
   ReviewResolver,
   AssessmentRecords,

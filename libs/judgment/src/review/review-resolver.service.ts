@@ -9,6 +9,8 @@ import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { type EntityReference, entityReference } from '../persistence/entity-reference';
 import { RecordWriter } from '../persistence/record.writer';
 import type { Reviewer } from '../persistence/reviewer';
+import { judgmentInstruments } from '../telemetry/judgment.metrics';
+import { inSpan } from '../telemetry/judgment.tracing';
 import { ResolutionPolicyHost } from './resolution-policy';
 
 /** Resolves records in Review on a reviewer's behalf, as far as the app's ResolutionPolicy allows. */
@@ -27,7 +29,28 @@ export class ReviewResolver {
    * awaiting Review, or the resolution is not an Outcome of its Decision or itself requires Review. Check and write
    * are one conditional UPDATE, so of concurrent reviewers exactly one wins. Resolves to the refreshed record.
    */
-  async resolve(record: AssessmentRecord, resolution: Outcome, reviewer: Reviewer): Promise<AssessmentRecord> {
+  resolve(record: AssessmentRecord, resolution: Outcome, reviewer: Reviewer): Promise<AssessmentRecord> {
+    const attributes = { 'judgment.name': record.judgment, 'judgment.record_id': record.id };
+    return inSpan('judgment.review.resolve', { attributes }, async (span) => {
+      const resolved = await this.resolveRecord(record, resolution, reviewer);
+      span.setAttribute('judgment.resolution', String(resolved.resolution));
+      const { reviewRequestedAt, resolvedAt } = resolved;
+      if (reviewRequestedAt && resolvedAt) {
+        const seconds = (new Date(resolvedAt).getTime() - new Date(reviewRequestedAt).getTime()) / 1000;
+        judgmentInstruments().resolutionDuration.record(Math.max(0, seconds), {
+          'judgment.name': record.judgment,
+          'judgment.resolution': String(resolved.resolution),
+        });
+      }
+      return resolved;
+    });
+  }
+
+  private async resolveRecord(
+    record: AssessmentRecord,
+    resolution: Outcome,
+    reviewer: Reviewer,
+  ): Promise<AssessmentRecord> {
     await this.authorize(record, reviewer);
     const resolver = this.reviewerReference(reviewer);
     const { outcomes, resolved } = this.checkResolution(record, resolution);

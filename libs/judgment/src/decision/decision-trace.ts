@@ -36,13 +36,21 @@ export interface DecisionTrace {
 /** Builds the trace of one decide() run from what it read and compared. */
 export function decisionTrace(decision: object, name: string, outcome: Outcome, readings: Readings): DecisionTrace {
   const declared = decisionThresholds(decision);
+  // Plain literals, not spreads: this runs on every recorded decision (the trace's budget is a few µs).
   const comparisons = readings.comparisons.map((comparison): TraceComparison => {
-    const { threshold } = comparison;
-    return {
-      ...comparison,
+    const { key, op, value, threshold, label, result } = comparison;
+    const named: TraceComparison = {
+      key,
+      op,
+      value,
+      threshold,
+      result,
       thresholdName: threshold === null ? null : thresholdName(declared, threshold),
-      margin: threshold === null ? null : Math.round((comparison.value - threshold) * 1e6) / 1e6,
+      margin: threshold === null ? null : Math.round((value - threshold) * 1e6) / 1e6,
     };
+    return label === undefined
+      ? named
+      : { key, op, value, threshold, label, result, thresholdName: null, margin: null };
   });
   const fired: number[] = [];
   for (let index = comparisons.length - 1; index >= 0 && comparisons[index].result; index--) fired.unshift(index);

@@ -2,8 +2,8 @@
 //   1. Decision trace: µs per decision, applyDecision (no trace, as before) vs applyTracedDecision (what recording runs).
 //   2. No SDK: the package's OpenTelemetry calls of one assessment (5 spans, the metric instruments) through the
 //      no-op API vs the same async work without them, in µs per assessment.
-//   3. Assess + decide in-process (mock Engine, SQLite in memory): throughput with no SDK vs the SDK with an in-memory
-//      span exporter and a metric reader, alternating rounds.
+//   3. Assess + decide in-process (mock Engine, SQLite in memory): throughput with no SDK, with only the SDK's async
+//      context manager, and with the SDK (batch span processor, in-memory exporter, a metric reader), alternating.
 //   4. With --queue: the queue flow (real PostgreSQL and Redis, the Jev simulator, as bench/queue.bench.ts): throughput
 //      with no SDK vs the SDK, alternating rounds. Run it under the e2e lock on a shared machine.
 //   node -r ./scripts/register.js bench/telemetry.bench.ts [--queue]
@@ -15,7 +15,7 @@ import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import {
   Assessment,
   Decision,
@@ -66,20 +66,17 @@ class BenchDecision implements Decision<BenchRefund, Verdict> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 
-/** Alternates `a` and `b` for `rounds` rounds (a first, then b first, ...); the median of each's timings. */
-async function sideBySide(rounds: number, a: () => Promise<number>, b: () => Promise<number>) {
-  const as: number[] = [];
-  const bs: number[] = [];
+/** Alternates the variants for `rounds` rounds, rotating which goes first; the median of each's timings. */
+async function sideBySide<K extends string>(rounds: number, variants: Record<K, () => Promise<number>>) {
+  const names = Object.keys(variants) as K[];
+  const timings = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
   for (let round = 0; round < rounds; round++) {
-    if (round % 2 === 0) {
-      as.push(await a());
-      bs.push(await b());
-    } else {
-      bs.push(await b());
-      as.push(await a());
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(round + i) % names.length];
+      timings[name].push(await variants[name]());
     }
   }
-  return { a: median(as), b: median(bs) };
+  return Object.fromEntries(names.map((name) => [name, median(timings[name])])) as Record<K, number>;
 }
 
 async function timed(iterations: number, work: () => unknown): Promise<number> {
@@ -109,11 +106,10 @@ async function decisionTrace() {
   const decision = new BenchDecision();
   let n = 0;
   const iterations = 20_000;
-  const { a, b } = await sideBySide(
-    15,
-    async () => timedSync(iterations, () => applyDecision(assessments[n++ % 3], decision, false)),
-    async () => timedSync(iterations, () => applyTracedDecision(assessments[n++ % 3], decision, false)),
-  );
+  const { a, b } = await sideBySide(15, {
+    a: async () => timedSync(iterations, () => applyDecision(assessments[n++ % 3], decision, false)),
+    b: async () => timedSync(iterations, () => applyTracedDecision(assessments[n++ % 3], decision, false)),
+  });
   return { untracedUsPerDecision: round(a, 3), tracedUsPerDecision: round(b, 3), extraUs: round(b - a, 3) };
 }
 
@@ -146,11 +142,10 @@ async function noSdkOverhead() {
     });
   };
   const iterations = 20_000;
-  const { a, b } = await sideBySide(
-    15,
-    () => timed(iterations, plain),
-    () => timed(iterations, instrumented),
-  );
+  const { a, b } = await sideBySide(15, {
+    a: () => timed(iterations, plain),
+    b: () => timed(iterations, instrumented),
+  });
   return { withoutUsPerAssessment: round(a, 3), noSdkUsPerAssessment: round(b, 3), extraUs: round(b - a, 3) };
 }
 
@@ -159,15 +154,21 @@ class BenchReader extends MetricReader {
   protected async onShutdown(): Promise<void> {}
 }
 
-/** Registers the SDK (in-memory spans, a metric reader); returns its unregistration. */
-function registerSdk(): () => Promise<void> {
+/**
+ * Registers the SDK (in-memory spans, a metric reader), or with `contextOnly` only its async context manager and
+ * propagator (the cost any OpenTelemetry setup pays, whatever a library does); returns its unregistration.
+ */
+function registerSdk(contextOnly = false): () => Promise<void> {
   const spans = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+  // The batch processor, as apps run it in production; the in-memory exporter keeps what it is handed.
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(spans)] });
   const meterProvider = new MeterProvider({ readers: [new BenchReader()] });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  trace.setGlobalTracerProvider(tracerProvider);
-  metrics.setGlobalMeterProvider(meterProvider);
+  if (!contextOnly) {
+    trace.setGlobalTracerProvider(tracerProvider);
+    metrics.setGlobalMeterProvider(meterProvider);
+  }
   return async () => {
     await tracerProvider.shutdown();
     await meterProvider.shutdown();
@@ -178,18 +179,31 @@ function registerSdk(): () => Promise<void> {
   };
 }
 
-/** Runs `round` with no SDK and with the SDK registered, alternating; judgments per second of each (medians). */
+/**
+ * Runs `round` with no SDK, with only the SDK's context manager, and with the SDK registered, alternating; judgments
+ * per second of each (medians) and the ratios to no SDK.
+ */
 async function noneVsSdk(rounds: number, round: () => Promise<number>) {
-  const withSdk = async () => {
-    const unregister = registerSdk();
+  const registered = (contextOnly: boolean) => async () => {
+    const unregister = registerSdk(contextOnly);
     try {
       return await round();
     } finally {
       await unregister();
     }
   };
-  const { a, b } = await sideBySide(rounds, round, withSdk);
-  return { noSdkPerSecond: Math.round(a), sdkPerSecond: Math.round(b), sdkRatio: round3(b / a) };
+  const { none, contextOnly, sdk } = await sideBySide(rounds, {
+    none: round,
+    contextOnly: registered(true),
+    sdk: registered(false),
+  });
+  return {
+    noSdkPerSecond: Math.round(none),
+    contextManagerOnlyPerSecond: Math.round(contextOnly),
+    sdkPerSecond: Math.round(sdk),
+    contextManagerOnlyRatio: round3(contextOnly / none),
+    sdkRatio: round3(sdk / none),
+  };
 }
 const round3 = (value: number) => Number(value.toFixed(3));
 
@@ -249,7 +263,7 @@ async function queued() {
     return batch / ((performance.now() - started) / 1000);
   };
   await roundOf(); // warm-up
-  const result = await noneVsSdk(6, roundOf);
+  const result = await noneVsSdk(8, roundOf);
   await decide.close();
   await app.close();
   await simulator.stop();

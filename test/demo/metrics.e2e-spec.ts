@@ -1,5 +1,5 @@
-// The README's Prometheus recipe, as the demo app runs it: `npm run demo -- --serve` with SUPPORT_DESK_METRICS_PORT
-// serves the official OpenTelemetry Prometheus exporter's /metrics, and a scrape finds the package's series.
+// The README's Prometheus recipe (test/readme/telemetry.ts, loaded with `node -r` before the app) on a demo run with
+// --serve: the official OpenTelemetry Prometheus exporter serves /metrics, and a scrape finds the package's series.
 import { freePort, freshCloneEnv, printed, start, stop, stopAll } from './support';
 
 afterEach(() => stopAll());
@@ -7,9 +7,9 @@ afterEach(() => stopAll());
 it('a Prometheus scrape of the demo run finds assessments, decisions, Engine latency, tokens and the Review backlog', async () => {
   const [port, metricsPort] = [await freePort(), await freePort()];
   const demo = start(
-    'npm',
-    ['run', 'demo', '--', '--serve'],
-    freshCloneEnv({ PORT: String(port), SUPPORT_DESK_METRICS_PORT: String(metricsPort) }),
+    'node',
+    ['-r', './scripts/register.js', '-r', './test/readme/telemetry.ts', 'scripts/demo.js', '--serve'],
+    freshCloneEnv({ PORT: String(port), METRICS_PORT: String(metricsPort) }),
   );
   try {
     await printed(demo, `HTTP API on http://localhost:${port}`);

@@ -5,7 +5,6 @@
  * the inline queue and the Jev simulator started in-process.
  */
 import 'reflect-metadata';
-import './telemetry';
 import { type INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type Assessment, AssessmentRecords, type AssessmentRecord, Judge, type Judgment } from 'nestjs-judgment';

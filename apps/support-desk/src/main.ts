@@ -3,7 +3,6 @@
  * `app` service). With a queue configured it only dispatches; worker.ts runs the jobs.
  */
 import 'reflect-metadata';
-import './telemetry';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { supportDeskConfig } from './config/support-desk.config';

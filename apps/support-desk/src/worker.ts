@@ -4,7 +4,6 @@
  * `node -r ./scripts/register.js apps/support-desk/src/worker.ts` (docker-compose: the `worker` service).
  */
 import 'reflect-metadata';
-import './telemetry';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { supportDeskConfig } from './config/support-desk.config';

@@ -119,7 +119,7 @@ describe('judgment explain', () => {
     expect(run.stdout).toContain('Resolution: approve by user 7 at 2026-12-01T02:00:00.000Z');
   });
 
-  it('prints the same as JSON with --json, the trace as stored', async () => {
+  it('prints the record as the HTTP adapter shows it with --json, the trace as stored', async () => {
     const run = await explain([String(escalated), '--json']);
 
     expect(run.code).toBe(0);
@@ -127,7 +127,9 @@ describe('judgment explain', () => {
     expect(explanation).toMatchObject({
       id: escalated,
       judgment: 'refund-abuse',
-      decision: { name: 'thresholded-refund', version: '3', outcome: 'escalate' },
+      decision: { name: 'thresholded-refund', version: '3' },
+      outcome: 'escalate',
+      state: 'resolved',
       trace: {
         rule: { comparisons: [1], text: 'abusive ≥ escalate (0.3)' },
         comparisons: [

@@ -1,29 +1,11 @@
 import type { Command } from 'commander';
 import { type DecisionTrace, describeComparison } from '../decision/decision-trace';
-import type { AssessmentRecord } from '../persistence/assessment-record.entity';
+import { InvalidRecordQuery } from '../errors';
 import { RecordQueries } from '../records/record-queries.service';
+import { type RecordDetail, recordDetail } from '../records/record.view';
 import type { CliContext } from './cli.context';
 import { CliUsageError } from './cli.errors';
 import { fail, print, printJson } from './cli.output';
-
-/** What `explain --json` prints: the record's identity, answers, decision trace and Review history. */
-export interface RecordExplanation {
-  readonly id: number;
-  readonly judgment: string;
-  readonly subject: { readonly type: string; readonly id: string } | null;
-  readonly createdAt: string;
-  readonly provenance: { readonly engine: string; readonly model: string | null; readonly requestId: string | null };
-  readonly failure: { readonly type: string; readonly message: string | null } | null;
-  readonly answers: Record<string, unknown> | null;
-  readonly decision: { readonly name: string; readonly version: string | null; readonly outcome: string | null } | null;
-  readonly trace: DecisionTrace | null;
-  readonly review: {
-    readonly requestedAt: string;
-    readonly resolution: string | null;
-    readonly resolver: { readonly type: string; readonly id: string } | null;
-    readonly resolvedAt: string | null;
-  } | null;
-}
 
 /**
  * `judgment explain <recordId> [--json]`: one record in words — who and what was assessed, by which Engine and model,
@@ -44,54 +26,23 @@ async function runExplain(context: CliContext, id: string, json: boolean): Promi
     if (!/^[1-9]\d*$/.test(id)) throw new CliUsageError(`The record id must be a positive integer; got "${id}".`);
     await context.start();
     const record = await context.get(RecordQueries).find(Number(id));
-    if (record === null) throw new Error(`No assessment record has id ${id}.`);
-    const explanation = explainRecord(record);
-    if (json) printJson(explanation);
-    else print(formatExplanation(explanation));
+    if (record === null) throw new InvalidRecordQuery(`No assessment record has id ${id}.`);
+    const detail = recordDetail(record);
+    if (json) printJson(detail);
+    else print(formatExplanation(detail));
   } catch (error) {
     fail(error, json);
   }
 }
 
-/** The parts of a record `explain` shows. */
-export function explainRecord(record: AssessmentRecord): RecordExplanation {
-  return {
-    id: record.id,
-    judgment: record.judgment,
-    subject:
-      record.subjectType !== null && record.subjectId !== null
-        ? { type: record.subjectType, id: record.subjectId }
-        : null,
-    createdAt: iso(record.createdAt) as string,
-    provenance: { engine: record.engine ?? 'none', model: record.model, requestId: record.requestId },
-    failure: record.failureType === null ? null : { type: record.failureType, message: record.failureMessage },
-    answers: record.answers,
-    decision:
-      record.decision === null
-        ? null
-        : { name: record.decision, version: record.decisionVersion, outcome: record.outcome },
-    trace: record.decisionTrace ?? null,
-    review:
-      record.reviewRequestedAt === null
-        ? null
-        : {
-            requestedAt: iso(record.reviewRequestedAt) as string,
-            resolution: record.resolution,
-            resolver:
-              record.resolverType !== null && record.resolverId !== null
-                ? { type: record.resolverType, id: record.resolverId }
-                : null,
-            resolvedAt: iso(record.resolvedAt),
-          },
-  };
-}
-
 /** The explanation in words, one fact a line. */
-export function formatExplanation(e: RecordExplanation): string {
+export function formatExplanation(e: RecordDetail): string {
   const lines = [
     `Record #${e.id}: ${e.judgment}${e.subject ? ` about ${e.subject.type} #${e.subject.id}` : ''}, created ${e.createdAt}`,
-    `Engine: ${e.provenance.engine}${e.provenance.model ? `, model ${e.provenance.model}` : ''}` +
-      (e.provenance.requestId ? `, request ${e.provenance.requestId}` : ''),
+    e.provenance === null
+      ? 'Engine: none answered'
+      : `Engine: ${e.provenance.engine}${e.provenance.model ? `, model ${e.provenance.model}` : ''}` +
+        (e.provenance.requestId ? `, request ${e.provenance.requestId}` : ''),
   ];
   if (e.failure) {
     lines.push(`Unassessed: ${e.failure.type}${e.failure.message ? ` — ${e.failure.message}` : ''}`);
@@ -105,7 +56,7 @@ export function formatExplanation(e: RecordExplanation): string {
     lines.push('Decision: none recorded yet (the Assessment was not decided).');
   } else {
     const version = e.decision.version ? ` v${e.decision.version}` : '';
-    lines.push(`Decision: ${e.decision.name}${version} decided ${e.decision.outcome}`);
+    lines.push(`Decision: ${e.decision.name}${version} decided ${e.outcome}`);
     lines.push(...describeTrace(e.trace));
   }
   lines.push(...describeReview(e.review));
@@ -129,7 +80,7 @@ function describeTrace(trace: DecisionTrace | null): string[] {
   return lines;
 }
 
-function describeReview(review: RecordExplanation['review']): string[] {
+function describeReview(review: RecordDetail['review']): string[] {
   if (review === null) return ['Review: not requested.'];
   const lines = [`Review: requested ${review.requestedAt}`];
   if (review.resolvedAt === null) lines.push('Resolution: awaiting a reviewer.');
@@ -153,9 +104,4 @@ function describeAnswer(value: unknown): string {
 
 function signed(value: number): string {
   return value > 0 ? `+${value}` : String(value);
-}
-
-function iso(date: Date | string | null): string | null {
-  if (date === null) return null;
-  return (date instanceof Date ? date : new Date(date)).toISOString();
 }

@@ -20,7 +20,7 @@ import { CanViewRecordsGuard } from './can-view.guard';
 import { JudgmentHttpExceptionFilter } from './judgment-http-exception.filter';
 import { JUDGMENT_HTTP_OPTIONS } from './judgment-http.module-definition';
 import type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
-import { type RecordDetail, type RecordSummary, recordDetail, recordSummary } from './record.view';
+import { type RecordDetail, type RecordSummary, recordDetail, recordSummary } from '../records/record.view';
 import { ListReviewsQuery, RecordIdParams, ResolveReviewDto } from './review.dto';
 import { judgmentValidationPipe } from './validation';
 

@@ -131,6 +131,18 @@ it('inline: assess → Engine call, recording; decide → recording, with GenAI 
     'gen_ai.usage.input_tokens': expect.any(Number),
     'gen_ai.usage.output_tokens': expect.any(Number),
   });
+  // The driver's HTTP request, under the Engine call, with the HTTP client conventions' attributes.
+  expect(children(spans, engine)).toEqual(['POST']);
+  expect(named(spans, 'POST')).toMatchObject({
+    kind: SpanKind.CLIENT,
+    attributes: {
+      'http.request.method': 'POST',
+      'http.response.status_code': 200,
+      'url.full': `${simulator.url}/v1/systemone`,
+      'server.address': '127.0.0.1',
+      'server.port': Number(new URL(simulator.url!).port),
+    },
+  });
   const decide = named(spans, 'judgment.decide');
   expect(decide.attributes).toMatchObject({
     'judgment.decision': 'queue-refund-decision',
@@ -163,6 +175,10 @@ it('an Engine failure: the Engine span and the assess span fail with error.type,
   expect(engine.status).toBe(SpanStatusCode.ERROR);
   expect(engine.attributes['error.type']).toEqual(expect.stringMatching(/^Engine/));
   expect(named(spans, 'judgment.assess').status).toBe(SpanStatusCode.ERROR);
+  expect(named(spans, 'POST')).toMatchObject({
+    status: SpanStatusCode.ERROR,
+    attributes: { 'http.response.status_code': 500, 'error.type': '500' },
+  });
 
   const after = await collect();
   const failures = points(after, 'judgment.engine.errors');

@@ -59,6 +59,36 @@ export function failSpan(span: Span, error: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message });
 }
 
+/**
+ * One HTTP request of an Engine driver in a CLIENT span with the HTTP client conventions' attributes: method, the URL
+ * without credentials or query, server address and port, `http.request.resend_count` for a retry, and the response's
+ * `http.response.status_code` (a status of 400 or more fails the span, `error.type` = the status code).
+ */
+export function inHttpSpan<T extends { status: number }>(
+  method: string,
+  url: string,
+  resendCount: number,
+  send: () => Promise<T>,
+): Promise<T> {
+  const target = new URL(url);
+  const attributes: Attributes = {
+    'http.request.method': method,
+    'url.full': `${target.protocol}//${target.host}${target.pathname}`,
+    'server.address': target.hostname,
+    'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
+    ...(resendCount > 0 ? { 'http.request.resend_count': resendCount } : {}),
+  };
+  return inSpan(method, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const response = await send();
+    span.setAttribute('http.response.status_code', response.status);
+    if (response.status >= 400) {
+      span.setAttribute('error.type', String(response.status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    return response;
+  });
+}
+
 /** The active trace context as a carrier to put in a job's data; undefined when no propagator or span is active. */
 export function traceCarrier(): TraceCarrier | undefined {
   const carrier: TraceCarrier = {};

@@ -36,7 +36,7 @@ async function runExplain(context: CliContext, id: string, json: boolean): Promi
 }
 
 /** The explanation in words, one fact a line. */
-export function formatExplanation(e: RecordDetail): string {
+function formatExplanation(e: RecordDetail): string {
   const lines = [
     `Record #${e.id}: ${e.judgment}${e.subject ? ` about ${e.subject.type} #${e.subject.id}` : ''}, created ${e.createdAt}`,
     e.provenance === null

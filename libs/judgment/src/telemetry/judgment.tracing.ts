@@ -51,7 +51,7 @@ export async function inSpan<T>(name: string, options: SpanOptions, work: (span:
 }
 
 /** Marks a span failed by `error`: status ERROR, `error.type` = its class, the exception event (message, no cause). */
-export function failSpan(span: Span, error: unknown): void {
+function failSpan(span: Span, error: unknown): void {
   const type = error instanceof Error ? error.constructor.name : typeof error;
   const message = error instanceof Error ? error.message : String(error);
   span.setAttribute('error.type', type);

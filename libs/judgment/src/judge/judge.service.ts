@@ -73,7 +73,7 @@ export class Judge implements Attempter {
    * `assess()`, also telling which record the attempt was written to (null when nothing was): what the queue's jobs
    * use to decide from the record.
    */
-  attempt<J extends Judgment>(judgment: J): Promise<RecordedAttempt<J>> {
+  async attempt<J extends Judgment>(judgment: J): Promise<RecordedAttempt<J>> {
     const attempt = this.prepare(judgment);
     return inSpan('judgment.assess', { attributes: { 'judgment.name': attempt.name } }, async (span) => {
       const recorded = await this.attemptPrepared(judgment, attempt);

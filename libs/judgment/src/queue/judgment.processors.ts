@@ -90,7 +90,7 @@ export class AssessProcessor extends JudgmentWorkerHost {
     super(options, jobs, logger, start);
   }
 
-  process(job: Job<AssessJobData>): Promise<AssessStep> {
+  async process(job: Job<AssessJobData>): Promise<AssessStep> {
     return this.inJobSpan(job, () => this.assess(job));
   }
 
@@ -127,7 +127,7 @@ export class AssessProcessor extends JudgmentWorkerHost {
  * Decision) fails the job at once.
  */
 export class DecideProcessor extends JudgmentWorkerHost {
-  process(job: Job<DecideJobData>): Promise<{ record: number; outcome: Outcome }> {
+  async process(job: Job<DecideJobData>): Promise<{ record: number; outcome: Outcome }> {
     return this.inJobSpan(job, async () => {
       const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
       const outcome = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(job.data.record, judgment));

@@ -29,7 +29,7 @@ export class ReviewResolver {
    * awaiting Review, or the resolution is not an Outcome of its Decision or itself requires Review. Check and write
    * are one conditional UPDATE, so of concurrent reviewers exactly one wins. Resolves to the refreshed record.
    */
-  resolve(record: AssessmentRecord, resolution: Outcome, reviewer: Reviewer): Promise<AssessmentRecord> {
+  async resolve(record: AssessmentRecord, resolution: Outcome, reviewer: Reviewer): Promise<AssessmentRecord> {
     const attributes = { 'judgment.name': record.judgment, 'judgment.record_id': record.id };
     return inSpan('judgment.review.resolve', { attributes }, async (span) => {
       const resolved = await this.resolveRecord(record, resolution, reviewer);

@@ -25,6 +25,9 @@ const LAYERS = [
     name: 'options',
     folders: ['judgment\\.options\\.ts$', 'judgment\\.constants\\.ts$', 'judgment\\.module-definition\\.ts$'],
   },
+  // Spans, trace context and metric instruments through @opentelemetry/api: under the drivers and everything that
+  // reports what it does.
+  { name: 'telemetry', folders: ['telemetry/'] },
   { name: 'engines', folders: ['engines/(?!engine\\.interface\\.ts$)'] },
   { name: 'logging', folders: ['logging/'] },
   // The rows: the entity, its migrations and the RecordWriter (single rows).

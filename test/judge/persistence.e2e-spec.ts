@@ -58,6 +58,7 @@ const COLUMNS = [
   'decision_version',
   'outcome_type',
   'outcome',
+  'decision_trace',
   'review_requested_at',
   'resolution',
   'resolver_type',
@@ -165,6 +166,7 @@ describe.each(DB_KINDS)('records on %s', (kind: DbKind) => {
       decisionVersion: null,
       outcomeType: null,
       outcome: null,
+      decisionTrace: null,
       reviewRequestedAt: null,
       resolution: null,
       resolverType: null,
@@ -183,6 +185,25 @@ describe.each(DB_KINDS)('records on %s', (kind: DbKind) => {
       expect(stamp).toBeInstanceOf(Date);
       expect(Math.abs(stamp.getTime() - Date.now())).toBeLessThan(60_000);
     }
+  });
+
+  it('stores the decision trace with the Outcome (column decision_trace, from judgmentMigrations)', async () => {
+    harness = await start();
+    const assessment = await harness.judge.assess(new RefundAbuse(await saveRefund()));
+
+    expect(await assessment.outcome()).toBe('approve');
+    const [record] = await harness.records();
+    expect(record.decisionTrace).toEqual({
+      version: 1,
+      decision: 'RefundDecision',
+      outcome: 'approve',
+      reads: [{ key: 'abusive', kind: 'likelihood', value: 0.2 }],
+      comparisons: [
+        { key: 'abusive', op: 'above', value: 0.2, threshold: 0.65, result: false, thresholdName: null, margin: -0.45 },
+        { key: 'abusive', op: 'above', value: 0.2, threshold: 0.3, result: false, thresholdName: null, margin: -0.1 },
+      ],
+      rule: { comparisons: [], text: 'otherwise (no tested condition held)' },
+    });
   });
 
   it('has no Subject when the Judgment holds no entity, two entities, or an unsaved one', async () => {

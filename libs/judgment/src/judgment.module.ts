@@ -36,6 +36,7 @@ import { Recorder } from './recording/recorder';
 import { AssessmentRecords } from './records/assessment-records.service';
 import { RecordQueries } from './records/record-queries.service';
 import { RecordRetention } from './records/record-retention.service';
+import { ReviewBacklogGauge } from './records/review-backlog.gauge';
 import { Replay } from './records/replay.service';
 import { ResolutionPolicyHost } from './review/resolution-policy';
 import { ReviewAccess } from './review/review-access';
@@ -64,6 +65,7 @@ const SERVICES: Provider[] = [
   Replay,
   RecordQueries,
   RecordRetention,
+  ReviewBacklogGauge,
   ResolutionPolicyHost,
   ReviewAccess,
   ReviewResolver,

@@ -1,5 +1,6 @@
 import { UndeclaredLabel } from '../errors';
 import { NONE_LABEL } from '../questions/classification';
+import { isTracing, noteLabelTest, noteRead, noteValue } from './reading-trace';
 import { Thresholded, confidenceOf } from './thresholds';
 
 /** The probability (0..1) that a Likelihood's statement is true. It has no Confidence: a middle value is the doubt. */
@@ -41,13 +42,17 @@ export class ClassificationAnswer<L extends string = string, N extends boolean =
   /** True when `label` is the most probable label. */
   is(label: L | NoneLabel<N>): boolean {
     this.check(label);
-    return this.label === label || (label === NONE_LABEL && this.label === null);
+    const result = this.label === label || (label === NONE_LABEL && this.label === null);
+    if (isTracing()) noteLabelTest(this, label, (this.probabilities as Record<string, number>)[label], result);
+    return result;
   }
 
   /** The probability of one label (`none` for the escape option). */
   probabilityOf(label: L | NoneLabel<N>): number {
     this.check(label);
-    return (this.probabilities as Record<string, number>)[label];
+    const probability = (this.probabilities as Record<string, number>)[label];
+    if (isTracing()) noteValue(`${this.key}.${label}`, probability);
+    return probability;
   }
 
   private check(label: string): void {
@@ -112,18 +117,22 @@ export class LikelihoodSetAnswer<L extends string = string> {
     if (!Object.prototype.hasOwnProperty.call(this.likelihoods, label)) {
       throw new UndeclaredLabel('Likelihood Set', this.key, String(label), this.order);
     }
-    return this.likelihoods[label];
+    const likelihood = this.likelihoods[label];
+    if (isTracing()) noteRead(likelihood, `${this.key}.${label}`, 'likelihood', likelihood.probability);
+    return likelihood;
   }
 
   /** A Likelihood holding the highest probability in the set. */
   max(): LikelihoodAnswer {
-    return new LikelihoodAnswer(Math.max(...this.order.map((label) => this.likelihoods[label].probability)));
+    const max = new LikelihoodAnswer(Math.max(...this.order.map((label) => this.likelihoods[label].probability)));
+    if (isTracing()) noteRead(max, `${this.key}.max`, 'likelihood', max.probability);
+    return max;
   }
 
   /** Labels whose probability is ≥ `threshold`, highest first (ties keep declaration order). */
   labelsAbove(threshold: number): L[] {
     return this.order
-      .filter((label) => this.likelihoods[label].above(threshold))
+      .filter((label) => this.of(label).above(threshold))
       .sort((a, b) => this.likelihoods[b].probability - this.likelihoods[a].probability);
   }
 }

@@ -15,6 +15,7 @@ import { KIND_NAMES, type DeclaredQuestion, type QuestionMap } from '../question
 import { Rating } from '../questions/rating';
 import { ClassificationAnswer, LikelihoodAnswer, LikelihoodSetAnswer, RatingAnswer } from './answers';
 import { Provenance } from './provenance';
+import { isTracing, noteRead } from './reading-trace';
 import type {
   ClassificationKey,
   LabelsOf,
@@ -157,6 +158,7 @@ export class Assessment<J extends Judgment = Judgment> {
     if (question.kind !== kind) throw new WrongQuestionKind(name, key, KIND_NAMES[question.kind], KIND_NAMES[kind]);
     const answer = this.answers.get(key);
     if (!answer) throw new UnscriptedQuestion(name, key);
+    if (isTracing()) noteRead(answer, key, kind, tracedValue(answer));
     return answer;
   }
 }
@@ -186,6 +188,14 @@ function decodeAnswer(judgment: string, key: string, question: DeclaredQuestion,
   return question instanceof Classification
     ? new ClassificationAnswer(key, entries, question.allowsNone)
     : new LikelihoodSetAnswer(key, entries);
+}
+
+/** What a decision trace shows of an answer read: the number thresholds compare, or the winning label. */
+function tracedValue(answer: AnyAnswer): number | string | null {
+  if (answer instanceof LikelihoodAnswer) return answer.probability;
+  if (answer instanceof RatingAnswer) return answer.expected;
+  if (answer instanceof ClassificationAnswer) return answer.label;
+  return null;
 }
 
 function isProbability(value: unknown): value is number {

@@ -1,15 +1,23 @@
+import { noteComparison } from './reading-trace';
+
 /** The threshold rules shared by Likelihoods and Ratings: above is inclusive, below is strict, between is [a, b). */
 export abstract class Thresholded {
   protected abstract thresholdValue(): number;
 
   /** True when the value is ≥ `threshold`. */
   above(threshold: number): boolean {
-    return this.thresholdValue() >= threshold;
+    const value = this.thresholdValue();
+    const result = value >= threshold;
+    noteComparison(this, 'above', value, threshold, result);
+    return result;
   }
 
   /** True when the value is < `threshold`. */
   below(threshold: number): boolean {
-    return this.thresholdValue() < threshold;
+    const value = this.thresholdValue();
+    const result = value < threshold;
+    noteComparison(this, 'below', value, threshold, result);
+    return result;
   }
 
   /** True when `from` ≤ value < `to`. */

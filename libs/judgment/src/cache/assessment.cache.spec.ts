@@ -32,15 +32,17 @@ describe('AssessmentCache', () => {
 
   it('a failing store reads as a miss and is logged, never thrown', async () => {
     await expect(cacheWith(brokenStore).get('key')).resolves.toBeNull();
+    // Nest's default console logger: one line of key=values.
     expect(warn).toHaveBeenCalledWith(
-      expect.objectContaining({ message: 'Judgment cache unavailable.', operation: 'get' }),
+      'Judgment cache unavailable. operation=get exception.type=Error exception.message="redis down"',
     );
   });
 
   it('a failing store write is logged, never thrown: the Assessment was already paid for and recorded', async () => {
     await expect(cacheWith(brokenStore).put('key', entry, 60)).resolves.toBeUndefined();
+    // Nest's default console logger: one line of key=values.
     expect(warn).toHaveBeenCalledWith(
-      expect.objectContaining({ message: 'Judgment cache unavailable.', operation: 'set' }),
+      'Judgment cache unavailable. operation=set exception.type=Error exception.message="redis down"',
     );
   });
 

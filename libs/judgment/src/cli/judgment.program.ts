@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import type { CliContext } from './cli.context';
 import { addCheckCommand } from './check.command';
 import { addEvalCommand } from './eval.command';
+import { addExplainCommand } from './explain.command';
 import { addMakeDecisionCommand } from './make-decision.command';
 import { addMakeJudgmentCommand } from './make-judgment.command';
 import { addPruneCommand } from './prune.command';
@@ -9,8 +10,9 @@ import { addReviewExpireCommand } from './review-expire.command';
 import { addStatusCommand } from './status.command';
 
 /**
- * The `judgment` commands (`eval`, `status`, `check`, `make:judgment`, `make:decision`, `prune`, `review:expire`) as a
- * commander program. The commands that need the app boot it through `context`; the generators never do.
+ * The `judgment` commands (`eval`, `status`, `check`, `explain`, `make:judgment`, `make:decision`, `prune`,
+ * `review:expire`) as a commander program. The commands that need the app boot it through `context`; the generators
+ * never do.
  */
 export function judgmentProgram(context: CliContext): Command {
   // exitOverride before the commands are added, so they inherit it: a usage error ends in runProgram, not process.exit.
@@ -20,6 +22,7 @@ export function judgmentProgram(context: CliContext): Command {
   addEvalCommand(program, context);
   addStatusCommand(program, context);
   addCheckCommand(program, context);
+  addExplainCommand(program, context);
   addMakeJudgmentCommand(program);
   addMakeDecisionCommand(program);
   addPruneCommand(program, context);

@@ -2,8 +2,10 @@ import type { Type } from '@nestjs/common';
 import type { Assessment, Decider, DecisionRecording } from '../assessment/assessment';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
+import { traceReadings, untraced } from '../assessment/reading-trace';
 import { ImpureDecision, InvalidDecision } from '../errors';
 import { decisionMetadata } from './decision.decorator';
+import { type DecisionTrace, decisionTrace } from './decision-trace';
 
 /**
  * Applies a Decision to an Assessment and returns its Outcome, refusing (InvalidDecision) what is not an instance of
@@ -21,6 +23,23 @@ export function applyDecision<J extends Judgment, O extends Outcome>(
     if (again !== outcome) throw new ImpureDecision(decisionMetadata(decision.constructor).name, outcome, again);
   }
   return outcome;
+}
+
+/**
+ * applyDecision, also returning the decision trace of the run (what the Decision read and compared through the
+ * Assessment's answers). A Decision that throws records no trace: its error reaches the caller as with applyDecision.
+ */
+export function applyTracedDecision<J extends Judgment, O extends Outcome>(
+  assessment: Assessment<J>,
+  decision: Decider<J, O>,
+  checksPurity: boolean,
+): { outcome: O; trace: DecisionTrace } {
+  const { result: outcome, readings } = traceReadings(() => applyOnce(assessment, decision));
+  if (checksPurity) {
+    const again = untraced(() => applyOnce(assessment, decision));
+    if (again !== outcome) throw new ImpureDecision(decisionMetadata(decision.constructor).name, outcome, again);
+  }
+  return { outcome, trace: decisionTrace(decision, decisionMetadata(decision.constructor).name, outcome, readings) };
 }
 
 /** Deciding that only computes the Outcome, checking purity or not: no record, log line or event. */

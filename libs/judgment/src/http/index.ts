@@ -11,4 +11,4 @@ export {
 } from './error-envelope';
 export { judgmentValidationPipe } from './validation';
 export type { ReviewPage } from './judgment-reviews.controller';
-export type { RecordDetail, RecordSummary, RecordState, UntrustedTextView } from './record.view';
+export type { RecordDetail, RecordSummary, RecordState, UntrustedTextView } from '../records/record.view';

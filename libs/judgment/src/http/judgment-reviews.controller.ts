@@ -19,7 +19,7 @@ import { CanViewRecordsGuard } from './can-view.guard';
 import { JudgmentHttpExceptionFilter } from './judgment-http-exception.filter';
 import { JUDGMENT_HTTP_OPTIONS } from './judgment-http.module-definition';
 import type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
-import { type RecordDetail, type RecordSummary, recordDetail, recordSummary } from './record.view';
+import { type RecordDetail, type RecordSummary, recordDetail, recordSummary } from '../records/record.view';
 import { ClaimReviewDto, ListReviewsQuery, RecordIdParams, ResolveReviewDto } from './review.dto';
 import { requestReviewer } from './reviewer-from';
 import { judgmentValidationPipe } from './validation';

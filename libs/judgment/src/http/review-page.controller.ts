@@ -23,7 +23,7 @@ import { CanViewRecordsGuard } from './can-view.guard';
 import { CsrfGuard, csrfToken } from './csrf';
 import { JUDGMENT_HTTP_OPTIONS } from './judgment-http.module-definition';
 import type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
-import { recordDetail, recordSummary } from './record.view';
+import { recordDetail, recordSummary } from '../records/record.view';
 import { ListReviewsQuery, RecordIdParams, ReviewPageForm, ReviewPageResolveForm } from './review.dto';
 import { ReviewPageExceptionFilter, reviewPageBase } from './review-page.filter';
 import { PAGE_HEADERS, queuePage, recordPage } from './review-page.html';

@@ -1,5 +1,5 @@
 import escapeHtml from 'escape-html';
-import type { RecordDetail, RecordSummary } from './record.view';
+import type { RecordDetail, RecordSummary } from '../records/record.view';
 
 /** Escapes text for HTML element content and quoted attribute values (& < > " '). */
 const e = (value: unknown): string => escapeHtml(String(value));

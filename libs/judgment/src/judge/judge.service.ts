@@ -14,6 +14,8 @@ import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import { RecordWriter } from '../persistence/record.writer';
 import { Recorder } from '../recording/recorder';
 import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
+import { judgmentInstruments } from '../telemetry/judgment.metrics';
+import { SpanKind, inSpan } from '../telemetry/judgment.tracing';
 import { AnswerSource, type ChosenEngine } from './answer-source';
 import { readAnswers } from './ask';
 import { type DescribedAttempt, describeAttempt } from './attempt';
@@ -76,18 +78,32 @@ export class Judge implements Attempter {
    */
   async attempt<J extends Judgment>(judgment: J): Promise<RecordedAttempt<J>> {
     const attempt = this.prepare(judgment);
+    return inSpan('judgment.assess', { attributes: { 'judgment.name': attempt.name } }, async (span) => {
+      const recorded = await this.attemptPrepared(judgment, attempt);
+      const status = recorded.result instanceof Unassessed ? 'unassessed' : 'assessed';
+      span.setAttribute('judgment.status', status);
+      if (recorded.record) span.setAttribute('judgment.record_id', recorded.record.id);
+      return recorded;
+    });
+  }
+
+  private async attemptPrepared<J extends Judgment>(judgment: J, attempt: Attempt): Promise<RecordedAttempt<J>> {
     const cacheKey = attempt.cacheFor === null || attempt.chosen.scripted ? null : this.cacheKey(attempt);
     if (cacheKey) {
       const hit = await this.cache.get(cacheKey);
-      if (hit && !(hit.recordId === null && this.rows.persistence.enabled))
-        return this.fromCache(judgment, attempt, hit);
+      const usable = hit && !(hit.recordId === null && this.rows.persistence.enabled);
+      judgmentInstruments().cacheLookups.add(1, {
+        'judgment.name': attempt.name,
+        'judgment.cache.result': usable ? 'hit' : 'miss',
+      });
+      if (usable) return this.fromCache(judgment, attempt, hit);
     }
 
     const link = this.attempts.link({ checksPurity: attempt.chosen.scripted });
     let response: unknown;
     let assessment: Assessment<J>;
     try {
-      response = await attempt.chosen.engine.answer(attempt.request);
+      response = await this.askEngine(attempt);
       assessment = readAnswers(judgment, attempt.questions, response as EngineResponse, {
         recording: link,
         partial: attempt.chosen.scripted,
@@ -101,7 +117,8 @@ export class Judge implements Attempter {
       return this.failed(judgment, attempt, EngineFailed.wrap(attempt.name, error), provenance);
     }
 
-    const record = await link.recordAnswered(attempt, assessment);
+    const record = await this.recording(() => link.recordAnswered(attempt, assessment));
+    judgmentInstruments().assessments.add(1, { 'judgment.name': attempt.name, 'judgment.status': 'assessed' });
     this.answers.assessed(assessment, link);
     await this.events.emit(new AssessmentCompleted(judgment, assessment, record));
     this.logger.info('Judgment assessed.', assessment.logContext());
@@ -140,6 +157,56 @@ export class Judge implements Attempter {
     return this.engines.lastModel();
   }
 
+  /**
+   * The Engine call in a CLIENT span named by the GenAI conventions (`chat <model>`), with the provider (the
+   * connection), the models and the token usage; its duration, tokens and failures go to the metrics. Never the
+   * Evidence, the Questions or the key.
+   */
+  private askEngine(attempt: Attempt): Promise<unknown> {
+    const model = attempt.chosen.engine.model();
+    const attributes = {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': attempt.connection,
+      'gen_ai.system': attempt.connection,
+      'gen_ai.request.model': model,
+    };
+    const instruments = judgmentInstruments();
+    const started = performance.now();
+    return inSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      try {
+        const response = await attempt.chosen.engine.answer(attempt.request);
+        const provenance = provenanceOf(response);
+        if (provenance) {
+          span.setAttribute('gen_ai.response.model', provenance.model);
+          if (provenance.requestId) span.setAttribute('gen_ai.response.id', provenance.requestId);
+          const usage = provenance.details.usage as { input_tokens?: unknown; output_tokens?: unknown } | null;
+          for (const type of ['input', 'output'] as const) {
+            const tokens = usage?.[`${type}_tokens`];
+            if (typeof tokens !== 'number') continue;
+            span.setAttribute(`gen_ai.usage.${type}_tokens`, tokens);
+            instruments.tokens.record(tokens, { ...attributes, 'gen_ai.token.type': type });
+          }
+        }
+        instruments.engineDuration.record((performance.now() - started) / 1000, attributes);
+        return response;
+      } catch (error) {
+        const failure = error instanceof Error ? error.constructor.name : typeof error;
+        instruments.engineDuration.record((performance.now() - started) / 1000, {
+          ...attributes,
+          'error.type': failure,
+        });
+        instruments.engineErrors.add(1, { ...attributes, 'error.type': failure });
+        throw error;
+      }
+    });
+  }
+
+  /** Writing an attempt's record, in a span with the database conventions' attributes. */
+  private recording<T>(write: () => Promise<T>): Promise<T> {
+    if (!this.rows.persistence.enabled) return write();
+    return inSpan('judgment.record', { kind: SpanKind.CLIENT, attributes: this.rows.spanAttributes('INSERT') }, write);
+  }
+
   private prepare(judgment: Judgment): Attempt {
     const described = describeAttempt(judgment);
     this.evidencePaths.check(described);
@@ -174,7 +241,8 @@ export class Judge implements Attempter {
     const provenance = new Provenance(hit.engine, hit.model, hit.requestId, {});
     const link = this.attempts.link({ checksPurity: false });
     const assessment = Assessment.fromAnswers(judgment, attempt.questions, hit.answers, provenance, link);
-    const record = await link.recordAnswered(attempt, assessment, hit.recordId);
+    const record = await this.recording(() => link.recordAnswered(attempt, assessment, hit.recordId));
+    judgmentInstruments().assessments.add(1, { 'judgment.name': attempt.name, 'judgment.status': 'cached' });
     this.answers.assessed(assessment, link);
     await this.events.emit(new AssessmentCompleted(judgment, assessment, record));
     this.logger.info('Judgment assessed from cache.', { ...assessment.logContext(), cached_from: hit.recordId });
@@ -187,7 +255,8 @@ export class Judge implements Attempter {
     error: EngineFailed,
     provenance: Provenance | null,
   ): Promise<RecordedAttempt<J>> {
-    const record = await this.attempts.failed(attempt, error, provenance);
+    const record = await this.recording(() => this.attempts.failed(attempt, error, provenance));
+    judgmentInstruments().assessments.add(1, { 'judgment.name': attempt.name, 'judgment.status': 'unassessed' });
     await this.events.emit(new AssessmentFailed(judgment, error, record));
     this.logger.warn('Judgment unassessed.', {
       judgment: attempt.name,

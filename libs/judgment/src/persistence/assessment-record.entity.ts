@@ -1,3 +1,4 @@
+import type { DecisionTrace } from '../decision/decision-trace';
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 /** One attempt to assess a Judgment: its answers (or failure), provenance, Outcome, Review and Resolution. */
@@ -78,6 +79,10 @@ export class AssessmentRecord {
   /** The automatic Outcome, as a string. */
   @Column({ type: 'varchar', length: 255, nullable: true })
   outcome!: string | null;
+
+  /** How the automatic Outcome was reached (the rule that fired, answers read, thresholds compared); null before. */
+  @Column({ name: 'decision_trace', type: 'json', nullable: true })
+  decisionTrace!: DecisionTrace | null;
 
   @Column({ name: 'review_requested_at', type: Date, nullable: true })
   reviewRequestedAt!: Date | null;

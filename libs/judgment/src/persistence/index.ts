@@ -1,8 +1,13 @@
 import { AssessmentRecord } from './assessment-record.entity';
 import { CreateJudgmentAssessments1764400000000 } from './migrations/1764400000000-create-judgment-assessments';
 import { ReviewClaims1764600000000 } from './migrations/1764600000000-review-claims';
+import { DecisionTrace1764800000000 } from './migrations/1764800000000-decision-trace';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
 export const judgmentEntities = [AssessmentRecord];
 /** The migrations that create the package's tables (PostgreSQL and SQLite). */
-export const judgmentMigrations = [CreateJudgmentAssessments1764400000000, ReviewClaims1764600000000];
+export const judgmentMigrations = [
+  CreateJudgmentAssessments1764400000000,
+  ReviewClaims1764600000000,
+  DecisionTrace1764800000000,
+];

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, Repository } from 'typeorm';
 import type { Assessment } from '../assessment/assessment';
+import type { DecisionTrace } from '../decision/decision-trace';
 import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
 import type { UnresolvedEvidencePath } from '../definition/evidence-paths';
@@ -46,6 +47,13 @@ export class RecordWriter {
   /** The app's DataSource (null when the app registered none for this module). */
   dataSource(): DataSource | null {
     return this.source;
+  }
+
+  /** OpenTelemetry database attributes of a write to the records' table (`db.system.name`, operation, table). */
+  spanAttributes(operation: 'INSERT' | 'UPDATE'): Record<string, string> {
+    const type = String(this.source?.options.type ?? 'unknown');
+    const system = type === 'postgres' ? 'postgresql' : type === 'better-sqlite3' ? 'sqlite' : type;
+    return { 'db.system.name': system, 'db.operation.name': operation, 'db.collection.name': 'judgment_assessments' };
   }
 
   /** The records' repository; InvalidConfiguration when the app's DataSource cannot hold them. */
@@ -101,7 +109,13 @@ export class RecordWriter {
    */
   async recordDecision(
     id: number,
-    columns: { decision: string; decisionVersion: string | null; outcomeType: string; outcome: string },
+    columns: {
+      decision: string;
+      decisionVersion: string | null;
+      outcomeType: string;
+      outcome: string;
+      decisionTrace: DecisionTrace | null;
+    },
     entersReview: boolean,
     /** Milliseconds the record may wait in Review before its deadline (null: no deadline). */
     reviewDeadline: number | null = null,

@@ -16,6 +16,7 @@ import {
 import type { Judge } from '../judge/judge.service';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { ReviewDeadlines } from '../review/review-deadlines.service';
+import { SpanKind, contextFromCarrier, inSpan, traceCarrier } from '../telemetry/judgment.tracing';
 import type { AssessStep, JudgmentJobs } from './judgment.jobs';
 import type { ResolvedQueueOptions } from './queue.options';
 import {
@@ -25,6 +26,7 @@ import {
   type ExpireJobData,
   KEEP_JOBS,
   decideJobId,
+  messagingAttributes,
 } from './queue.jobs-data';
 
 /** When a processor's worker starts: once the app's event listeners are subscribed (`readiness`), or never. */
@@ -66,6 +68,13 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
   async onModuleDestroy(): Promise<void> {
     await this.worker.close();
   }
+
+  /** Runs a job's work in a CONSUMER span, child of the trace context the job's data carries. */
+  protected inJobSpan<T>(job: Job<AssessJobData | DecideJobData>, work: () => Promise<T>): Promise<T> {
+    const attributes = messagingAttributes(job.queueName, job.id, 'process', job.data.judgment.judgment);
+    const options = { kind: SpanKind.CONSUMER, attributes, parent: contextFromCarrier(job.data.trace) };
+    return inSpan(`process ${job.queueName}`, options, work);
+  }
 }
 
 /**
@@ -88,6 +97,10 @@ export class AssessProcessor extends JudgmentWorkerHost {
   }
 
   async process(job: Job<AssessJobData>): Promise<AssessStep> {
+    return this.inJobSpan(job, () => this.assess(job));
+  }
+
+  private async assess(job: Job<AssessJobData>): Promise<AssessStep> {
     const checkpoint = job.progress as Partial<AssessCheckpoint> | number;
     if (typeof checkpoint === 'object' && typeof checkpoint.record === 'number') {
       await this.chainDecide(job, checkpoint.record);
@@ -120,7 +133,7 @@ export class AssessProcessor extends JudgmentWorkerHost {
   }
 
   private async chainDecide(job: Job<AssessJobData>, record: number): Promise<void> {
-    const data: DecideJobData = { record, judgment: job.data.judgment };
+    const data: DecideJobData = { record, judgment: job.data.judgment, trace: traceCarrier() };
     await this.decideQueue.add(job.name, data, {
       jobId: decideJobId(job.id as string),
       attempts: this.options.decideAttempts,
@@ -138,9 +151,11 @@ export class AssessProcessor extends JudgmentWorkerHost {
  */
 export class DecideProcessor extends JudgmentWorkerHost {
   async process(job: Job<DecideJobData>): Promise<{ record: number; outcome: Outcome }> {
-    const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
-    const outcome = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(job.data.record, judgment));
-    return { record: job.data.record, outcome };
+    return this.inJobSpan(job, async () => {
+      const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
+      const outcome = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(job.data.record, judgment));
+      return { record: job.data.record, outcome };
+    });
   }
 }
 

@@ -1,14 +1,19 @@
+import type { TraceCarrier } from '../telemetry/judgment.tracing';
 import type { JudgmentPayload } from './judgment.payload';
 
 /** Data of an assess job. */
 export interface AssessJobData {
   readonly judgment: JudgmentPayload;
+  /** The dispatching trace context (W3C `traceparent`), so the worker's spans join the dispatcher's trace. */
+  readonly trace?: TraceCarrier;
 }
 
 /** Data of a decide job: the record to decide (by id) and the Judgment it was assessed for. */
 export interface DecideJobData {
   readonly record: number;
   readonly judgment: JudgmentPayload;
+  /** The assess job's trace context. */
+  readonly trace?: TraceCarrier;
 }
 
 /** Data of a review deadline job: the record to expire when its deadline comes. */
@@ -40,4 +45,20 @@ export function assessJobId(dispatchId: string): string {
 /** The decide job's id, derived from its assess job's, so a retried assess job cannot chain a second decide job. */
 export function decideJobId(assessId: string): string {
   return `decide-${assessId.replace(/^assess-/, '')}`;
+}
+
+/** OpenTelemetry messaging attributes of a job sent or processed (BullMQ is not a named system: its name is used). */
+export function messagingAttributes(
+  queue: string,
+  jobId: string | undefined,
+  operation: 'send' | 'process',
+  judgment: string,
+): Record<string, string> {
+  return {
+    'messaging.system': 'bullmq',
+    'messaging.operation.type': operation,
+    'messaging.destination.name': queue,
+    ...(jobId ? { 'messaging.message.id': jobId } : {}),
+    'judgment.name': judgment,
+  };
 }

@@ -3,9 +3,10 @@ import type { OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { DispatchOptions, DispatchStrategy } from '../judge/judge.types';
+import { SpanKind, inSpan, traceCarrier } from '../telemetry/judgment.tracing';
 import type { JudgmentJobs } from './judgment.jobs';
 import type { ResolvedQueueOptions } from './queue.options';
-import { type AssessJobData, KEEP_JOBS, assessJobId } from './queue.jobs-data';
+import { type AssessJobData, KEEP_JOBS, assessJobId, messagingAttributes } from './queue.jobs-data';
 
 /**
  * Dispatches on BullMQ: one assess job per Judgment (named after the Judgment), with the configured attempts and
@@ -20,17 +21,24 @@ export class QueuedDispatch implements DispatchStrategy, OnApplicationShutdown {
     private readonly jobs: JudgmentJobs,
   ) {}
 
+  /** Queues the assess job in a PRODUCER span whose context travels in the job's data. */
   async dispatch(judgment: Judgment, options: DispatchOptions): Promise<string> {
-    const data: AssessJobData = { judgment: this.jobs.payload(judgment) };
-    const job = await this.queueNamed(options.queue).add(data.judgment.judgment, data, {
-      jobId: assessJobId(randomUUID()),
-      attempts: this.options.attempts,
-      backoff: this.options.backoff,
-      delay: options.delay,
-      priority: options.priority,
-      ...KEEP_JOBS,
+    const payload = this.jobs.payload(judgment);
+    const queue = this.queueNamed(options.queue);
+    const jobId = assessJobId(randomUUID());
+    const attributes = messagingAttributes(queue.name, jobId, 'send', payload.judgment);
+    return inSpan(`send ${queue.name}`, { kind: SpanKind.PRODUCER, attributes }, async () => {
+      const data: AssessJobData = { judgment: payload, trace: traceCarrier() };
+      const job = await queue.add(payload.judgment, data, {
+        jobId,
+        attempts: this.options.attempts,
+        backoff: this.options.backoff,
+        delay: options.delay,
+        priority: options.priority,
+        ...KEEP_JOBS,
+      });
+      return job.id as string;
     });
-    return job.id as string;
   }
 
   async onApplicationShutdown(): Promise<void> {

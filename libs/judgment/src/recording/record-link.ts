@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import type { Assessment, Decider, DecisionRecording } from '../assessment/assessment';
-import { applyDecision } from '../decision/apply-decision';
+import { applyTracedDecision } from '../decision/apply-decision';
+import type { DecisionTrace } from '../decision/decision-trace';
 import { type Decision, decisionMetadata, isDecision } from '../decision/decision.decorator';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
@@ -12,6 +13,8 @@ import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { RecordWriter, AttemptContext } from '../persistence/record.writer';
 import type { JudgmentRegistry } from '../registry/judgment.registry';
 import type { ReviewDeadlineScheduler } from './review-deadline.scheduler';
+import { judgmentInstruments } from '../telemetry/judgment.metrics';
+import { type Context, SpanKind, activeContext, inSpan } from '../telemetry/judgment.tracing';
 
 /** The module services a RecordLink works with, handed over by the Recorder that makes links. */
 export interface LinkServices {
@@ -39,6 +42,8 @@ export class RecordLink implements DecisionRecording {
   private awaitingReview: boolean;
   /** The Outcome that sent the Assessment to Review through this link. */
   private reviewOutcome: Outcome | undefined;
+  /** The trace context the link was made in (the assess span): decisions through it are its children. */
+  private readonly traceContext: Context = activeContext();
 
   constructor(
     private readonly services: LinkServices,
@@ -92,10 +97,18 @@ export class RecordLink implements DecisionRecording {
    * checked), then records, logs and announces it.
    */
   async decide<J extends Judgment, O extends Outcome>(assessment: Assessment<J>, decision: Decider<J, O>): Promise<O> {
-    this.admit(assessment, decision);
-    const outcome = applyDecision(assessment, decision, this.checksPurity);
-    await this.decided(assessment, decision as Decision, outcome);
-    return outcome;
+    const name = judgmentName(assessment.judgment);
+    const attributes = { 'judgment.name': name };
+    return inSpan('judgment.decide', { attributes, parent: this.traceContext }, async (span) => {
+      this.admit(assessment, decision);
+      const { outcome, trace } = applyTracedDecision(assessment, decision, this.checksPurity);
+      const decided = { ...attributes, 'judgment.decision': trace.decision, 'judgment.outcome': trace.outcome };
+      span.setAttributes({ ...decided, 'judgment.rule': trace.rule.text });
+      if (this.current) span.setAttribute('judgment.record_id', this.current.id);
+      await this.decided(assessment, decision as Decision, outcome, trace);
+      judgmentInstruments().decisions.add(1, decided);
+      return outcome;
+    });
   }
 
   /**
@@ -115,7 +128,12 @@ export class RecordLink implements DecisionRecording {
   }
 
   /** Records, logs and announces the Outcome of a Decision. */
-  private async decided(assessment: Assessment<any>, decision: Decision, outcome: Outcome): Promise<void> {
+  private async decided(
+    assessment: Assessment<any>,
+    decision: Decision,
+    outcome: Outcome,
+    trace: DecisionTrace,
+  ): Promise<void> {
     const { rows, events, logger } = this.services;
     const name = judgmentName(assessment.judgment);
     if (this.refused) {
@@ -128,16 +146,24 @@ export class RecordLink implements DecisionRecording {
     let entersReview = metadata.review.has(outcome) && !this.awaitingReview;
     if (this.current) {
       try {
-        const { written, record } = await rows.recordDecision(
-          this.current.id,
-          {
-            decision: metadata.name,
-            decisionVersion: metadata.version,
-            outcomeType: metadata.outcomeType,
-            outcome: String(outcome),
-          },
-          entersReview,
-          entersReview ? (metadata.reviewDeadline?.after ?? null) : null,
+        const id = this.current.id;
+        const columns = {
+          decision: metadata.name,
+          decisionVersion: metadata.version,
+          outcomeType: metadata.outcomeType,
+          outcome: String(outcome),
+          decisionTrace: trace,
+        };
+        const { written, record } = await inSpan(
+          'judgment.record',
+          { kind: SpanKind.CLIENT, attributes: rows.spanAttributes('UPDATE') },
+          () =>
+            rows.recordDecision(
+              id,
+              columns,
+              entersReview,
+              entersReview ? (metadata.reviewDeadline?.after ?? null) : null,
+            ),
         );
         entersReview = entersReview && written;
         // Refresh the caller's instance in place, so the record an event or caller holds shows the row as it is.

@@ -56,6 +56,20 @@ export class RecordQueries {
     return record ?? null;
   }
 
+  /** How many records await Review, by Judgment name (Judgments with none are left out). */
+  async backlog(): Promise<Record<string, number>> {
+    const rows = await this.rows
+      .repository()
+      .createQueryBuilder('record')
+      .select('record.judgment', 'judgment')
+      .addSelect('COUNT(*)', 'count')
+      .where('record.review_requested_at IS NOT NULL')
+      .andWhere('record.resolved_at IS NULL')
+      .groupBy('record.judgment')
+      .getRawMany<{ judgment: string; count: string | number }>();
+    return Object.fromEntries(rows.map((row) => [row.judgment, Number(row.count)]));
+  }
+
   /** The record with this id, or null. */
   find(id: number): Promise<AssessmentRecord | null> {
     return this.rows.repository().findOneBy({ id });

@@ -9,6 +9,8 @@ import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { EntityReference } from '../persistence/entity-reference';
 import { RecordWriter } from '../persistence/record.writer';
 import type { Reviewer } from '../persistence/reviewer';
+import { judgmentInstruments } from '../telemetry/judgment.metrics';
+import { inSpan } from '../telemetry/judgment.tracing';
 import { ReviewAccess } from './review-access';
 
 /** Resolves records in Review on a reviewer's behalf, as far as the app's ResolutionPolicy allows. */
@@ -30,6 +32,27 @@ export class ReviewResolver {
    * refreshed record.
    */
   async resolve(record: AssessmentRecord, resolution: Outcome, reviewer: Reviewer): Promise<AssessmentRecord> {
+    const attributes = { 'judgment.name': record.judgment, 'judgment.record_id': record.id };
+    return inSpan('judgment.review.resolve', { attributes }, async (span) => {
+      const resolved = await this.resolveRecord(record, resolution, reviewer);
+      span.setAttribute('judgment.resolution', String(resolved.resolution));
+      const { reviewRequestedAt, resolvedAt } = resolved;
+      if (reviewRequestedAt && resolvedAt) {
+        const seconds = (new Date(resolvedAt).getTime() - new Date(reviewRequestedAt).getTime()) / 1000;
+        judgmentInstruments().resolutionDuration.record(Math.max(0, seconds), {
+          'judgment.name': record.judgment,
+          'judgment.resolution': String(resolved.resolution),
+        });
+      }
+      return resolved;
+    });
+  }
+
+  private async resolveRecord(
+    record: AssessmentRecord,
+    resolution: Outcome,
+    reviewer: Reviewer,
+  ): Promise<AssessmentRecord> {
     await this.access.authorize(record, reviewer, 'resolve');
     const resolver = this.access.reviewerReference(reviewer);
     const { outcomes, resolved } = this.checkResolution(record, resolution);

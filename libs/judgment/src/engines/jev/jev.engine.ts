@@ -9,6 +9,7 @@ import { connectionSettings } from '../connection.settings';
 import { limitMode } from '../limits/limit-context';
 import type { Engine, EngineRequest, EngineResponse } from '../engine.interface';
 import { statusError, transportError, type ResponseOrigin } from './jev.errors';
+import { inHttpSpan } from '../../telemetry/judgment.tracing';
 import { isLoopbackUrl } from './loopback';
 import { readResponse, requestBody } from './jev.wire';
 import { RETRYABLE_STATUSES, retryWait } from './retry';
@@ -153,7 +154,8 @@ export class JevEngine implements Engine {
    */
   private async send(body: string): Promise<{ response: AxiosResponse<string>; attempts: number }> {
     for (let attempts = 1; ; attempts++) {
-      const response = await this.http.post<string>(this.endpoint, body).catch((error: unknown) => {
+      const post = () => this.http.post<string>(this.endpoint, body);
+      const response = await inHttpSpan('POST', this.endpoint, attempts - 1, post).catch((error: unknown) => {
         throw transportError(error, this.settings.connection, this.endpoint, this.settings.timeout);
       });
       if (response.status === 429 && limitMode().defer) {

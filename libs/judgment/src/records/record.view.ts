@@ -1,3 +1,4 @@
+import type { DecisionTrace } from '../decision/decision-trace';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 
 /** Untrusted end-user text in a record's Evidence, marked as the Engine was told to treat it. */
@@ -39,6 +40,8 @@ export interface RecordDetail extends RecordSummary {
   readonly answers: Record<string, unknown> | null;
   readonly failure: { readonly type: string; readonly message: string | null } | null;
   readonly outcomeType: string | null;
+  /** How the automatic Outcome was reached: the rule that fired, the answers read, each threshold compared. */
+  readonly trace: DecisionTrace | null;
   readonly review: {
     readonly requestedAt: string;
     readonly resolution: string | null;
@@ -90,6 +93,7 @@ export function recordDetail(record: AssessmentRecord): RecordDetail {
     answers: record.answers,
     failure: record.failureType === null ? null : { type: record.failureType, message: record.failureMessage },
     outcomeType: record.outcomeType,
+    trace: record.decisionTrace ?? null,
     review:
       record.reviewRequestedAt === null
         ? null

@@ -1,0 +1,107 @@
+import type { Command } from 'commander';
+import { type DecisionTrace, describeComparison } from '../decision/decision-trace';
+import { InvalidRecordQuery } from '../errors';
+import { RecordQueries } from '../records/record-queries.service';
+import { type RecordDetail, recordDetail } from '../records/record.view';
+import type { CliContext } from './cli.context';
+import { CliUsageError } from './cli.errors';
+import { fail, print, printJson } from './cli.output';
+
+/**
+ * `judgment explain <recordId> [--json]`: one record in words — who and what was assessed, by which Engine and model,
+ * the answers, the Decision's rule that fired with each threshold compared and its margin, and the Review history.
+ * Exit 1 when no record has that id, 2 when the id is not a positive integer.
+ */
+export function addExplainCommand(program: Command, context: CliContext): void {
+  program
+    .command('explain')
+    .description('Explain how a recorded Outcome was reached: answers, rule, thresholds, Review')
+    .argument('<recordId>', 'the id of a judgment_assessments record')
+    .option('--json', 'print only JSON')
+    .action((id: string, options: { json?: boolean }) => runExplain(context, id, options.json === true));
+}
+
+async function runExplain(context: CliContext, id: string, json: boolean): Promise<void> {
+  try {
+    if (!/^[1-9]\d*$/.test(id)) throw new CliUsageError(`The record id must be a positive integer; got "${id}".`);
+    await context.start();
+    const record = await context.get(RecordQueries).find(Number(id));
+    if (record === null) throw new InvalidRecordQuery(`No assessment record has id ${id}.`);
+    const detail = recordDetail(record);
+    if (json) printJson(detail);
+    else print(formatExplanation(detail));
+  } catch (error) {
+    fail(error, json);
+  }
+}
+
+/** The explanation in words, one fact a line. */
+function formatExplanation(e: RecordDetail): string {
+  const lines = [
+    `Record #${e.id}: ${e.judgment}${e.subject ? ` about ${e.subject.type} #${e.subject.id}` : ''}, created ${e.createdAt}`,
+    e.provenance === null
+      ? 'Engine: none answered'
+      : `Engine: ${e.provenance.engine}${e.provenance.model ? `, model ${e.provenance.model}` : ''}` +
+        (e.provenance.requestId ? `, request ${e.provenance.requestId}` : ''),
+  ];
+  if (e.failure) {
+    lines.push(`Unassessed: ${e.failure.type}${e.failure.message ? ` — ${e.failure.message}` : ''}`);
+    return lines.join('\n');
+  }
+  lines.push(
+    'Answers:',
+    ...Object.entries(e.answers ?? {}).map(([key, value]) => `  ${key}: ${describeAnswer(value)}`),
+  );
+  if (e.decision === null) {
+    lines.push('Decision: none recorded yet (the Assessment was not decided).');
+  } else {
+    const version = e.decision.version ? ` v${e.decision.version}` : '';
+    lines.push(`Decision: ${e.decision.name}${version} decided ${e.outcome}`);
+    lines.push(...describeTrace(e.trace));
+  }
+  lines.push(...describeReview(e.review));
+  return lines.join('\n');
+}
+
+function describeTrace(trace: DecisionTrace | null): string[] {
+  if (trace === null) return ['Rule: no decision trace was recorded (decided before traces were kept).'];
+  const fired = new Set(trace.rule.comparisons);
+  const lines = [`Rule that fired: ${trace.rule.text}`];
+  if (trace.comparisons.length === 0) return [...lines, 'No threshold was compared through the answers.'];
+  lines.push('Comparisons, in order:');
+  trace.comparisons.forEach((comparison, index) => {
+    const margin = comparison.margin === null ? '' : `, margin ${signed(comparison.margin)}`;
+    const held = comparison.result ? 'held' : 'did not hold';
+    lines.push(
+      `  ${index + 1}. ${describeComparison(comparison)}: value ${comparison.value} ${held}${margin}` +
+        (fired.has(index) ? '  ← fired' : ''),
+    );
+  });
+  return lines;
+}
+
+function describeReview(review: RecordDetail['review']): string[] {
+  if (review === null) return ['Review: not requested.'];
+  const lines = [`Review: requested ${review.requestedAt}`];
+  if (review.resolvedAt === null) lines.push('Resolution: awaiting a reviewer.');
+  else {
+    const by = review.resolver ? ` by ${review.resolver.type} ${review.resolver.id}` : '';
+    lines.push(`Resolution: ${review.resolution}${by} at ${review.resolvedAt}`);
+  }
+  return lines;
+}
+
+function describeAnswer(value: unknown): string {
+  if (typeof value === 'number') return `probability ${value}`;
+  if (Array.isArray(value)) return `probability per level (lowest first) ${value.join(', ')}`;
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value)
+      .map(([label, p]) => `${label} ${p}`)
+      .join(', ');
+  }
+  return JSON.stringify(value);
+}
+
+function signed(value: number): string {
+  return value > 0 ? `+${value}` : String(value);
+}

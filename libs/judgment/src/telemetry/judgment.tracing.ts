@@ -1,0 +1,121 @@
+import {
+  type Attributes,
+  type Context,
+  type Link,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  context,
+  propagation,
+  trace,
+} from '@opentelemetry/api';
+
+/** The instrumentation scope of the package's spans and metrics. */
+export const INSTRUMENTATION_SCOPE = 'nestjs-judgment';
+
+/** W3C trace context as it travels in a job's data (`traceparent`, `tracestate`): plain strings only. */
+export type TraceCarrier = Record<string, string>;
+
+/** What a span is started with besides its name. */
+export interface SpanOptions {
+  readonly attributes?: Attributes;
+  readonly kind?: SpanKind;
+  /** The parent context (default: the active one). */
+  readonly parent?: Context;
+  readonly links?: Link[];
+}
+
+/**
+ * Runs `work` inside a span of the package (through `@opentelemetry/api` only: a no-op unless the app registered an
+ * SDK). The span is active while `work` runs, so spans started inside are its children; an error is recorded on it
+ * (`error.type` = the error's class) and rethrown unchanged.
+ */
+export async function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T> | T): Promise<T> {
+  const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
+  const parent = options.parent ?? context.active();
+  const span = tracer.startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links },
+    parent,
+  );
+  try {
+    return await context.with(trace.setSpan(parent, span), () => work(span));
+  } catch (error) {
+    failSpan(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** Marks a span failed by `error`: status ERROR, `error.type` = its class, the exception event (message, no cause). */
+function failSpan(span: Span, error: unknown): void {
+  const type = error instanceof Error ? error.constructor.name : typeof error;
+  const message = error instanceof Error ? error.message : String(error);
+  span.setAttribute('error.type', type);
+  span.recordException({ name: type, message });
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+}
+
+/**
+ * One HTTP request of an Engine driver in a CLIENT span with the HTTP client conventions' attributes: method, the URL
+ * without credentials or query, server address and port, `http.request.resend_count` for a retry, and the response's
+ * `http.response.status_code` (a status of 400 or more fails the span, `error.type` = the status code).
+ */
+export function inHttpSpan<T extends { status: number }>(
+  method: string,
+  url: string,
+  resendCount: number,
+  send: () => Promise<T>,
+): Promise<T> {
+  const target = new URL(url);
+  const attributes: Attributes = {
+    'http.request.method': method,
+    'url.full': `${target.protocol}//${target.host}${target.pathname}`,
+    'server.address': target.hostname,
+    'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
+    ...(resendCount > 0 ? { 'http.request.resend_count': resendCount } : {}),
+  };
+  return inSpan(method, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const response = await send();
+    span.setAttribute('http.response.status_code', response.status);
+    if (response.status >= 400) {
+      span.setAttribute('error.type', String(response.status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    return response;
+  });
+}
+
+/** The active trace context as a carrier to put in a job's data; undefined when no propagator or span is active. */
+export function traceCarrier(): TraceCarrier | undefined {
+  const carrier: TraceCarrier = {};
+  propagation.inject(context.active(), carrier);
+  return Object.keys(carrier).length === 0 ? undefined : carrier;
+}
+
+const CARRIER_GETTER: TextMapGetter<unknown> = {
+  keys: (carrier) => (isCarrier(carrier) ? Object.keys(carrier) : []),
+  get: (carrier, key) => {
+    const value = isCarrier(carrier) ? carrier[key] : undefined;
+    return typeof value === 'string' ? value : undefined;
+  },
+};
+
+/** The context a job's carrier describes (the dispatching trace), or the root context when it carries none. */
+export function contextFromCarrier(carrier: unknown): Context {
+  return isCarrier(carrier) ? propagation.extract(ROOT_CONTEXT, carrier, CARRIER_GETTER) : ROOT_CONTEXT;
+}
+
+/** The span context of a context, to start a later span under it (a decision after its assessment's span ended). */
+export function activeContext(): Context {
+  return context.active();
+}
+
+function isCarrier(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export { type Context, SpanKind };

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { Assessment } from '../assessment/assessment';
 import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
@@ -58,24 +59,23 @@ export class RecordWriter {
   }
 
   /** Writes an answered attempt (a cache hit too, pointing at its original). */
-  async recordAssessment(
+  recordAssessment(
     attempt: AttemptContext,
     assessment: Assessment<any>,
     cachedFromId: number | null = null,
   ): Promise<AssessmentRecord> {
-    const provenance = assessment.provenance;
-    return this.repository().save(
+    return this.insert(
       this.build(attempt, {
         answers: assessment.encodedAnswers(),
-        ...this.provenanceColumns(provenance, cachedFromId === null),
+        ...this.provenanceColumns(assessment.provenance, cachedFromId === null),
         cachedFromId,
       }),
     );
   }
 
   /** Writes a failed attempt: the failure, no answers; Provenance only when the Engine's response was rejected. */
-  async recordFailure(attempt: AttemptContext, error: Error, provenance: Provenance | null): Promise<AssessmentRecord> {
-    return this.repository().save(
+  recordFailure(attempt: AttemptContext, error: Error, provenance: Provenance | null): Promise<AssessmentRecord> {
+    return this.insert(
       this.build(attempt, {
         answers: null,
         ...(provenance ? this.provenanceColumns(provenance, true) : {}),
@@ -89,40 +89,72 @@ export class RecordWriter {
    * Writes a decision in one conditional UPDATE guarded by `review_requested_at IS NULL`, so once a record is in
    * Review it keeps the Outcome that sent it there. Returns whether the row was written, and the row as it now is.
    */
-  async recordDecision(
+  recordDecision(
     id: number,
     columns: { decision: string; decisionVersion: string | null; outcomeType: string; outcome: string },
     entersReview: boolean,
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
-    const repository = this.repository();
-    const result = await repository
-      .createQueryBuilder()
-      .update(AssessmentRecord)
-      .set({ ...columns, ...(entersReview ? { reviewRequestedAt: new Date() } : {}) })
-      .where('id = :id', { id })
-      .andWhere('review_requested_at IS NULL')
-      .execute();
-    return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+    return this.updateIf(id, { ...columns, ...(entersReview ? { reviewRequestedAt: new Date() } : {}) }, [
+      'review_requested_at IS NULL',
+    ]);
   }
 
   /**
    * Writes a Resolution in one conditional UPDATE guarded by `review_requested_at IS NOT NULL AND resolved_at IS NULL`,
    * so of concurrent reviewers exactly one is recorded. Returns whether the row was written, and the row as it now is.
    */
-  async recordResolution(
+  recordResolution(
     id: number,
     columns: { resolution: string; resolverType: string; resolverId: string },
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
-    const repository = this.repository();
-    const result = await repository
+    return this.updateIf(id, { ...columns, resolvedAt: new Date() }, [
+      'review_requested_at IS NOT NULL',
+      'resolved_at IS NULL',
+    ]);
+  }
+
+  /**
+   * One INSERT, outside a transaction and without `save()`'s change tracking: the row's generated columns (id,
+   * created_at, updated_at) come back through RETURNING where the driver has it (PostgreSQL), else TypeORM reads them.
+   */
+  private async insert(record: AssessmentRecord): Promise<AssessmentRecord> {
+    await this.repository()
       .createQueryBuilder()
-      .update(AssessmentRecord)
-      .set({ ...columns, resolvedAt: new Date() })
-      .where('id = :id', { id })
-      .andWhere('review_requested_at IS NOT NULL')
-      .andWhere('resolved_at IS NULL')
+      .insert()
+      .into(AssessmentRecord)
+      .values(record as QueryDeepPartialEntity<AssessmentRecord>)
       .execute();
+    return record;
+  }
+
+  /**
+   * One conditional UPDATE; where the driver has RETURNING (PostgreSQL) the written row comes back with it, so only a
+   * refused update (or SQLite) reads the row again.
+   */
+  private async updateIf(
+    id: number,
+    columns: QueryDeepPartialEntity<AssessmentRecord>,
+    guards: string[],
+  ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
+    const repository = this.repository();
+    const update = repository.createQueryBuilder().update(AssessmentRecord).set(columns).where('id = :id', { id });
+    for (const guard of guards) update.andWhere(guard);
+    const returning = repository.manager.connection.driver.isReturningSqlSupported('update');
+    if (returning) update.returning('*').updateEntity(false);
+    const result = await update.execute();
+    const [row] = returning && Array.isArray(result.raw) ? (result.raw as Record<string, unknown>[]) : [];
+    if (row) return { written: true, record: this.hydrate(row) };
     return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+  }
+
+  /** An entity from a row of `RETURNING *`, each column read as TypeORM reads it in a find. */
+  private hydrate(row: Record<string, unknown>): AssessmentRecord {
+    const { driver } = this.repository().manager.connection;
+    const record = new AssessmentRecord();
+    for (const column of this.repository().metadata.columns) {
+      column.setEntityValue(record, driver.prepareHydratedValue(row[column.databaseName], column));
+    }
+    return record;
   }
 
   /** The reference of the Subject: `subject()` when defined, else the single saved entity among own properties. */
@@ -144,7 +176,7 @@ export class RecordWriter {
 
   private build(attempt: AttemptContext, columns: Partial<AssessmentRecord>): AssessmentRecord {
     const subject = this.subjectOf(attempt.judgment);
-    return this.repository().create({
+    return Object.assign(new AssessmentRecord(), {
       judgment: attempt.name,
       subjectType: subject?.type ?? null,
       subjectId: subject?.id ?? null,

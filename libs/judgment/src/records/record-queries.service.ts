@@ -1,18 +1,27 @@
 import { Injectable } from '@nestjs/common';
-import { type FindOptionsWhere, IsNull, Not } from 'typeorm';
+import { type FindOptionsWhere, IsNull, MoreThan, Not } from 'typeorm';
 import { type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
 import { InvalidRecordQuery } from '../errors';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { entityReference, isEntity } from '../persistence/entity-reference';
 import { RecordWriter } from '../persistence/record.writer';
 
-/** Filters of the record queries (lists are oldest first). */
+/** How many records a list returns when no `limit` is given. */
+export const DEFAULT_RECORD_LIMIT = 100;
+/** The largest `limit` a list accepts: page through more with `after`. */
+export const MAX_RECORD_LIMIT = 1000;
+
+/** Filters of the record queries (lists are oldest first, by id). */
 export interface RecordFilter {
   /** Only records of this Judgment (its class or registered name). */
   judgment?: JudgmentClass | string;
   /** Only records of this Subject (a saved TypeORM entity). */
   subject?: object;
+  /** At most this many records: 1 to MAX_RECORD_LIMIT (1000), DEFAULT_RECORD_LIMIT (100) when not given. */
   limit?: number;
+  /** Keyset pagination: only records with an id greater than this one (the last id of the previous page). */
+  after?: number;
+  /** Skips this many records first. Slow on large tables (the database walks every skipped row): prefer `after`. */
   offset?: number;
 }
 
@@ -21,7 +30,7 @@ export interface RecordFilter {
 export class RecordQueries {
   constructor(private readonly rows: RecordWriter) {}
 
-  /** Records in Review and not yet resolved. */
+  /** Records in Review and not yet resolved (a partial index of those rows serves this list). */
   awaitingReview(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
     return this.query({ reviewRequestedAt: Not(IsNull()), resolvedAt: IsNull() }, filter);
   }
@@ -31,7 +40,7 @@ export class RecordQueries {
     return this.query({ failureType: IsNull() }, filter);
   }
 
-  /** Unassessed attempts (the Engine failed). */
+  /** Unassessed attempts (the Engine failed; a partial index of those rows serves this list). */
   unassessed(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
     return this.query({ failureType: Not(IsNull()) }, filter);
   }
@@ -57,7 +66,9 @@ export class RecordQueries {
     filter: RecordFilter,
     order: 'ASC' | 'DESC' = 'ASC',
   ): Promise<AssessmentRecord[]> {
+    const page = checkPage(filter);
     const where: FindOptionsWhere<AssessmentRecord> = { ...conditions };
+    if (page.after !== undefined) where.id = MoreThan(page.after);
     if (filter.judgment !== undefined) {
       where.judgment = typeof filter.judgment === 'string' ? filter.judgment : judgmentName(filter.judgment);
     }
@@ -73,6 +84,31 @@ export class RecordQueries {
       where.subjectType = subject.type;
       where.subjectId = subject.id;
     }
-    return this.rows.repository().find({ where, order: { id: order }, take: filter.limit, skip: filter.offset });
+    return this.rows.repository().find({ where, order: { id: order }, take: page.limit, skip: page.offset });
   }
+}
+
+/** The page a filter asks for, checked: InvalidRecordQuery names the field that is wrong and what it accepts. */
+function checkPage(filter: RecordFilter): { limit: number; after?: number; offset?: number } {
+  const { limit = DEFAULT_RECORD_LIMIT, after, offset } = filter;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECORD_LIMIT) {
+    throw new InvalidRecordQuery(
+      `The limit must be a whole number from 1 to ${MAX_RECORD_LIMIT}, got ${String(limit)}; page through more ` +
+        'records with after: <the last id of the previous page>.',
+    );
+  }
+  if (after !== undefined && (!Number.isInteger(after) || after < 0)) {
+    throw new InvalidRecordQuery(
+      `The after cursor must be a record id (a whole number of at least 0), got ${String(after)}.`,
+    );
+  }
+  if (offset !== undefined && (!Number.isInteger(offset) || offset < 0)) {
+    throw new InvalidRecordQuery(`The offset must be a whole number of at least 0, got ${String(offset)}.`);
+  }
+  if (after !== undefined && offset !== undefined && offset > 0) {
+    throw new InvalidRecordQuery(
+      'Pass either after (keyset pagination, fast) or offset (slow on large tables), not both.',
+    );
+  }
+  return { limit, after, offset: offset || undefined };
 }

@@ -1,0 +1,65 @@
+// Shared helpers of the benches: databases, a Nest app with the records services, the Jev simulator in its own
+// process, and the statistics the benches print.
+import { spawn } from 'node:child_process';
+import type { INestApplicationContext } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { JudgmentModule, judgmentEntities } from 'nestjs-judgment';
+import { DataSource } from 'typeorm';
+
+/** The shared PostgreSQL (trust auth). */
+export const PG = { type: 'postgres' as const, host: '127.0.0.1', port: 5432, username: 'postgres' };
+
+export type BenchApp = INestApplicationContext;
+
+/** Drops and recreates a database of the bench's own. */
+export async function recreateDatabase(database: string): Promise<void> {
+  const admin = await new DataSource({ ...PG, database: 'postgres' }).initialize();
+  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${database}`);
+  await admin.destroy();
+}
+
+/** A Nest application context with JudgmentModule on `database` (already migrated), for AssessmentRecords. */
+export async function startRecordsApp(database: string): Promise<BenchApp> {
+  @Module({
+    imports: [
+      TypeOrmModule.forRoot({ ...PG, database, entities: judgmentEntities, retryAttempts: 0 }),
+      JudgmentModule.forRoot({ engine: 'mock', engines: { mock: { driver: 'mock' } }, log: false }),
+    ],
+  })
+  class RecordsBenchModule {}
+  return NestFactory.createApplicationContext(RecordsBenchModule, { logger: ['error'] });
+}
+
+/** The standalone Jev simulator in its own process, on a free port; resolves with its URL once it listens. */
+export async function startSimulator(latencyMs: number, key: string): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, ['-r', './scripts/register.js', 'libs/judgment/src/simulator/main.ts'], {
+    cwd: `${__dirname}/../..`,
+    env: {
+      ...process.env,
+      JEV_SIMULATOR_PORT: '0',
+      JEV_SIMULATOR_LATENCY_MS: String(latencyMs),
+      JEV_SIMULATOR_KEY: key,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`The simulator exited (${code}) before listening.`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const match = /listening on (http\S+)/.exec(chunk.toString());
+      if (match) resolve(match[1]);
+    });
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+export function median(values: readonly number[]): number {
+  return percentile(values, 0.5);
+}

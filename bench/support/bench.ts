@@ -52,6 +52,7 @@ export async function startSimulator(latencyMs: number, key: string): Promise<{ 
       if (match) resolve(match[1]);
     });
   });
+  process.once('exit', () => child.kill('SIGTERM')); // also when the bench fails
   return { url, stop: () => child.kill('SIGTERM') };
 }
 

@@ -19,13 +19,14 @@ import {
 import { DataSource } from 'typeorm';
 import { describeAttempt } from '../libs/judgment/src/judge/attempt';
 import { requestBody } from '../libs/judgment/src/engines/jev/jev.wire';
-import { PG, median, percentile, recreateDatabase, startSimulator } from './support/bench';
+import { PG, countPostgresStatements, median, percentile, recreateDatabase, startSimulator } from './support/bench';
 
 const DATABASE = 'judgment_bench_cost_assess';
 const KEY = 'apikey_bench_assess';
 const MODEL = 'jev-1.13.0';
 const CALLS = Number(process.argv[2] ?? 1000);
 const CONCURRENCY = 16;
+const statements = countPostgresStatements();
 const ROUNDS = 3;
 
 @Judgment({ name: 'bench-refund' })
@@ -122,8 +123,8 @@ async function main() {
     postgres: () => apps.postgres.judge.assess(new RefundCheck(TEXT)),
   };
   const modes = Object.keys(calls) as Mode[];
-  type Tally = { ms: number[]; wallMs: number; cpuMs: number; calls: number };
-  const fresh = (): Tally => ({ ms: [], wallMs: 0, cpuMs: 0, calls: 0 });
+  type Tally = { ms: number[]; wallMs: number; cpuMs: number; calls: number; statements: number };
+  const fresh = (): Tally => ({ ms: [], wallMs: 0, cpuMs: 0, calls: 0, statements: 0 });
   const tallies = Object.fromEntries(modes.map((m) => [m, { sequential: fresh(), concurrent: fresh() }])) as Record<
     Mode,
     { sequential: Tally; concurrent: Tally }
@@ -138,6 +139,7 @@ async function main() {
         ['sequential', 1],
         ['concurrent', CONCURRENCY],
       ] as const) {
+        const sent = statements();
         const result = await run(CALLS, concurrency, calls[mode]);
         console.error(`round ${round + 1} ${mode} ${kind}: ${Math.round(result.wallMs)} ms`);
         const tally = tallies[mode][kind];
@@ -145,6 +147,7 @@ async function main() {
         tally.wallMs += result.wallMs;
         tally.cpuMs += result.cpuMs;
         tally.calls += CALLS;
+        tally.statements += statements() - sent;
       }
     }
   }
@@ -162,6 +165,7 @@ async function main() {
       'c16 req/s': Math.round(perSecond),
       'c16 ratio to bare': Number((perSecond / (bare.concurrent.calls / (bare.concurrent.wallMs / 1000))).toFixed(2)),
       'CPU ms/call (c16)': Number((concurrent.cpuMs / concurrent.calls).toFixed(3)),
+      'PG statements/call': Number((concurrent.statements / concurrent.calls).toFixed(2)),
     };
   });
   console.log(`${CALLS} calls × ${ROUNDS} alternating rounds per mode; simulator at 0 ms in its own process`);

@@ -4,13 +4,12 @@
 //   node -r ./scripts/register.js bench/record-write.bench.ts [writes per round]
 import { AssessmentRecord, Evidence, Judgment, Likelihood, Rating, judgmentMigrations } from 'nestjs-judgment';
 import { DataSource } from 'typeorm';
-import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { Assessment } from '../libs/judgment/src/assessment/assessment';
 import { Provenance } from '../libs/judgment/src/assessment/provenance';
 import { COMPUTE_ONLY } from '../libs/judgment/src/decision/apply-decision';
 import { describeAttempt } from '../libs/judgment/src/judge/attempt';
 import { RecordWriter } from '../libs/judgment/src/persistence/record.writer';
-import { PG, median, percentile, recreateDatabase, startRecordsApp } from './support/bench';
+import { PG, countPostgresStatements, median, percentile, recreateDatabase, startRecordsApp } from './support/bench';
 
 const DATABASE = 'judgment_bench_cost_record_write';
 const WRITES = Number(process.argv[2] ?? 1000);
@@ -30,13 +29,7 @@ class RefundCheck implements Judgment {
   }
 }
 
-/** Statements this process sent to PostgreSQL (TypeORM sends each one, BEGIN and COMMIT too, through query()). */
-let statements = 0;
-const query = PostgresQueryRunner.prototype.query;
-PostgresQueryRunner.prototype.query = function (this: PostgresQueryRunner, ...args: Parameters<typeof query>) {
-  statements++;
-  return query.apply(this, args);
-} as typeof query;
+const statements = countPostgresStatements();
 
 async function main() {
   await recreateDatabase(DATABASE);
@@ -91,7 +84,7 @@ async function main() {
     for (const [name, write] of Object.entries(paths)) {
       const result = results[name];
       const cpu = process.cpuUsage();
-      const sent = statements;
+      const sent = statements();
       for (let i = 0; i < WRITES; i++) {
         const started = performance.now();
         const record = await write();
@@ -100,7 +93,7 @@ async function main() {
       }
       const used = process.cpuUsage(cpu);
       result.cpuUs += used.user + used.system;
-      result.statements += statements - sent;
+      result.statements += statements() - sent;
       result.writes += WRITES;
     }
   }

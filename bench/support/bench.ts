@@ -1,12 +1,14 @@
 // Shared helpers of the benches: databases, a Nest app with the records services, the Jev simulator in its own
 // process, and the statistics the benches print.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JudgmentModule, judgmentEntities } from 'nestjs-judgment';
 import { DataSource } from 'typeorm';
+import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 
 /** The shared PostgreSQL (trust auth). */
 export const PG = { type: 'postgres' as const, host: '127.0.0.1', port: 5432, username: 'postgres' };
@@ -63,4 +65,25 @@ export function percentile(values: readonly number[], p: number): number {
 
 export function median(values: readonly number[]): number {
   return percentile(values, 0.5);
+}
+
+/**
+ * Counts the statements this process sends to PostgreSQL through TypeORM (BEGIN and COMMIT too: TypeORM sends each
+ * through PostgresQueryRunner.query). Returns the running count.
+ */
+export function countPostgresStatements(): () => number {
+  let statements = 0;
+  const query = PostgresQueryRunner.prototype.query;
+  PostgresQueryRunner.prototype.query = function (this: PostgresQueryRunner, ...args: Parameters<typeof query>) {
+    statements++;
+    return query.apply(this, args);
+  } as typeof query;
+  return () => statements;
+}
+
+/** CPU time (user + system) a process of this machine has used so far, in ms, from /proc. */
+export function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command; clock ticks of 10 ms (USER_HZ 100).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

@@ -6,20 +6,19 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import axios from 'axios';
-import {
-  Evidence,
-  Judge,
-  Judgment,
-  JudgmentModule,
-  Likelihood,
-  Rating,
-  judgmentEntities,
-  judgmentMigrations,
-} from 'nestjs-judgment';
+import { Judge, JudgmentModule, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
 import { DataSource } from 'typeorm';
 import { describeAttempt } from '../libs/judgment/src/judge/attempt';
 import { requestBody } from '../libs/judgment/src/engines/jev/jev.wire';
-import { PG, countPostgresStatements, median, percentile, recreateDatabase, startSimulator } from './support/bench';
+import {
+  PG,
+  RefundCheck,
+  countPostgresStatements,
+  median,
+  percentile,
+  recreateDatabase,
+  startSimulator,
+} from './support/bench';
 
 const DATABASE = 'judgment_bench_cost_assess';
 const KEY = 'apikey_bench_assess';
@@ -29,19 +28,6 @@ const CONCURRENCY = 16;
 const statements = countPostgresStatements();
 const ROUNDS = 3;
 
-@Judgment({ name: 'bench-refund' })
-class RefundCheck implements Judgment {
-  constructor(readonly text: string) {}
-  evidence() {
-    return { order: { item: 'Kettle', amount_eur: 35 }, request: Evidence.untrusted(this.text) };
-  }
-  questions() {
-    return {
-      abusive: Likelihood.that('The refund request is an attempt to abuse the refund policy.'),
-      credibility: Rating.of('How credible is the explanation?', ['None', 'Low', 'Fair', 'High']),
-    };
-  }
-}
 const TEXT = 'It leaks from the base; photo attached. [[abusive=0.05]] [[credibility=3:0.6]]';
 
 type Mode = 'bare' | 'off' | 'sqlite' | 'postgres';

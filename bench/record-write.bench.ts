@@ -2,32 +2,26 @@
 // START TRANSACTION, INSERT … RETURNING, COMMIT, with TypeORM's change tracking) beside RecordWriter's single INSERT,
 // for the same rows, in alternating rounds of one run. Prints p50/p99 latency, client CPU and statements per write.
 //   node -r ./scripts/register.js bench/record-write.bench.ts [writes per round]
-import { AssessmentRecord, Evidence, Judgment, Likelihood, Rating, judgmentMigrations } from 'nestjs-judgment';
+import { type AssessmentRecord, judgmentMigrations } from 'nestjs-judgment';
 import { DataSource } from 'typeorm';
 import { Assessment } from '../libs/judgment/src/assessment/assessment';
 import { Provenance } from '../libs/judgment/src/assessment/provenance';
 import { COMPUTE_ONLY } from '../libs/judgment/src/decision/apply-decision';
 import { describeAttempt } from '../libs/judgment/src/judge/attempt';
 import { RecordWriter } from '../libs/judgment/src/persistence/record.writer';
-import { PG, countPostgresStatements, median, percentile, recreateDatabase, startRecordsApp } from './support/bench';
+import {
+  PG,
+  RefundCheck,
+  countPostgresStatements,
+  median,
+  percentile,
+  recreateDatabase,
+  startRecordsApp,
+} from './support/bench';
 
 const DATABASE = 'judgment_bench_cost_record_write';
 const WRITES = Number(process.argv[2] ?? 1000);
 const ROUNDS = 3;
-
-@Judgment({ name: 'bench-refund' })
-class RefundCheck implements Judgment {
-  constructor(readonly text: string) {}
-  evidence() {
-    return { order: { item: 'Kettle', amount_eur: 35 }, request: Evidence.untrusted(this.text) };
-  }
-  questions() {
-    return {
-      abusive: Likelihood.that('The refund request is an attempt to abuse the refund policy.'),
-      credibility: Rating.of('How credible is the explanation?', ['None', 'Low', 'Fair', 'High']),
-    };
-  }
-}
 
 const statements = countPostgresStatements();
 

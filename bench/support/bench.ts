@@ -6,7 +6,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { JudgmentModule, judgmentEntities } from 'nestjs-judgment';
+import { Evidence, Judgment, JudgmentModule, Likelihood, Rating, judgmentEntities } from 'nestjs-judgment';
 import { DataSource } from 'typeorm';
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 
@@ -14,6 +14,21 @@ import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner
 export const PG = { type: 'postgres' as const, host: '127.0.0.1', port: 5432, username: 'postgres' };
 
 export type BenchApp = INestApplicationContext;
+
+/** The Judgment the benches assess and record: a refund request, two Questions. */
+@Judgment({ name: 'bench-refund' })
+export class RefundCheck implements Judgment {
+  constructor(readonly text: string) {}
+  evidence() {
+    return { order: { item: 'Kettle', amount_eur: 35 }, request: Evidence.untrusted(this.text) };
+  }
+  questions() {
+    return {
+      abusive: Likelihood.that('The refund request is an attempt to abuse the refund policy.'),
+      credibility: Rating.of('How credible is the explanation?', ['None', 'Low', 'Fair', 'High']),
+    };
+  }
+}
 
 /** Drops and recreates a database of the bench's own. */
 export async function recreateDatabase(database: string): Promise<void> {

@@ -109,7 +109,7 @@ async function main() {
   await app.close();
   await decide.close();
   await db.destroy();
-  redis.client.disconnect();
+  redis.stop();
   simulator.stop();
 }
 

@@ -11,14 +11,20 @@ const server = spawn(
   ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
   { stdio: 'ignore' },
 );
+server.unref(); // never what keeps the bench running
 process.once('exit', () => server.kill('SIGTERM'));
 
-/** The private server, once it answers PING; its pid, for its CPU time. */
-export async function privateRedis(): Promise<{ client: IORedis; pid: number }> {
+/** The private server, once it answers PING: a client, its pid (for its CPU time), and how to stop it. */
+export async function privateRedis(): Promise<{ client: IORedis; pid: number; stop(): void }> {
   for (let tries = 0; tries < 50; tries++) {
     try {
       execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'ignore' });
-      return { client: new IORedis({ host: '127.0.0.1', port }), pid: server.pid! };
+      const client = new IORedis({ host: '127.0.0.1', port });
+      const stop = () => {
+        client.disconnect();
+        server.kill('SIGTERM');
+      };
+      return { client, pid: server.pid!, stop };
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -59,7 +59,7 @@ export class RecordWriter {
   }
 
   /** Writes an answered attempt (a cache hit too, pointing at its original). */
-  recordAssessment(
+  async recordAssessment(
     attempt: AttemptContext,
     assessment: Assessment<any>,
     cachedFromId: number | null = null,
@@ -74,7 +74,7 @@ export class RecordWriter {
   }
 
   /** Writes a failed attempt: the failure, no answers; Provenance only when the Engine's response was rejected. */
-  recordFailure(attempt: AttemptContext, error: Error, provenance: Provenance | null): Promise<AssessmentRecord> {
+  async recordFailure(attempt: AttemptContext, error: Error, provenance: Provenance | null): Promise<AssessmentRecord> {
     return this.insert(
       this.build(attempt, {
         answers: null,
@@ -89,7 +89,7 @@ export class RecordWriter {
    * Writes a decision in one conditional UPDATE guarded by `review_requested_at IS NULL`, so once a record is in
    * Review it keeps the Outcome that sent it there. Returns whether the row was written, and the row as it now is.
    */
-  recordDecision(
+  async recordDecision(
     id: number,
     columns: { decision: string; decisionVersion: string | null; outcomeType: string; outcome: string },
     entersReview: boolean,
@@ -103,7 +103,7 @@ export class RecordWriter {
    * Writes a Resolution in one conditional UPDATE guarded by `review_requested_at IS NOT NULL AND resolved_at IS NULL`,
    * so of concurrent reviewers exactly one is recorded. Returns whether the row was written, and the row as it now is.
    */
-  recordResolution(
+  async recordResolution(
     id: number,
     columns: { resolution: string; resolverType: string; resolverId: string },
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {

@@ -1,9 +1,11 @@
 // Queued throughput: judgments per second through the assess job (one Engine round, the record) and the chained
-// decide job (rebuild from the record, the Outcome written), against the ideal of concurrency / Engine latency.
+// decide job (rebuild from the record, the Outcome written), against the ideal of concurrency / Engine latency, and
+// what each judgment costs: PostgreSQL statements (counted in this process), Redis commands (`INFO commandstats` of
+// a redis-server of the bench's own) and CPU time of this process, its PostgreSQL backends and that Redis.
 // Real Redis and PostgreSQL; the Jev simulator runs in its own process (a remote Engine, as in production), so it
 // does not compete with the workers for their event loop.
-//   node -r ./scripts/register.js bench/queue.bench.ts [judgments]
-import { spawn } from 'node:child_process';
+//   node -r ./scripts/register.js bench/queue.bench.ts [judgments] [concurrency]
+import { commandCalls, privateRedis } from './support/private-redis'; // first: it points the fixtures at its server
 import { Judge } from 'nestjs-judgment';
 import {
   API_KEY,
@@ -16,17 +18,20 @@ import {
   uniquePrefix,
   waitFor,
 } from '../test/queue/queue.fixtures';
+import { countPostgresStatements, processCpuMs, startSimulator } from './support/bench';
 
 const DATABASE = 'judgment_bench_queue';
 const LATENCY_MS = 200;
-const CONCURRENCY = 32;
+const CONCURRENCY = Number(process.argv[3] ?? 32);
 const WARM_UP = 64;
 const JUDGMENTS = Number(process.argv[2] ?? 1600);
 
 async function main() {
   await freshDatabase(DATABASE);
   const db = await openDatabase(DATABASE);
-  const simulator = await startSimulator();
+  const simulator = await startSimulator(LATENCY_MS, API_KEY);
+  const redis = await privateRedis();
+  const statements = countPostgresStatements();
   const prefix = uniquePrefix();
   const app = await createWorkerContext({
     database: DATABASE,
@@ -48,11 +53,26 @@ async function main() {
   };
 
   await run(customers.slice(0, WARM_UP), 0);
+  const backends: number[] = (
+    await db.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [DATABASE])
+  ).map((row: { pid: number }) => row.pid);
+  const otherCpuMs = () => [redis.pid, ...backends].reduce((sum, pid) => sum + processCpuMs(pid), 0);
+  const commands0 = await commandCalls(redis.client);
+  const statements0 = statements();
+  const others0 = otherCpuMs();
   const elu0 = performance.eventLoopUtilization();
   const cpu0 = process.cpuUsage();
   const { dispatchMs, totalMs } = await run(customers.slice(WARM_UP), WARM_UP);
   const cpu = process.cpuUsage(cpu0);
   const busy = performance.eventLoopUtilization(elu0).utilization;
+  const othersMs = otherCpuMs() - others0;
+  const sent = statements() - statements0;
+  const commands1 = await commandCalls(redis.client);
+  const commandsPer = [...commands1]
+    .map(([name, calls]) => [name, (calls - (commands0.get(name) ?? 0)) / JUDGMENTS] as const)
+    .filter(([name, per]) => per > 0 && name !== 'info')
+    .sort((a, b) => b[1] - a[1]);
+  const nodeCpuMs = (cpu.user + cpu.system) / 1000;
 
   const [{ answered, decided }] = await db.query(
     `SELECT count(*)::int AS answered, count(*) FILTER (WHERE outcome IS NOT NULL)::int AS decided
@@ -73,7 +93,12 @@ async function main() {
         ratio: Number((perSecond / ideal).toFixed(3)),
         // Near 1: this process is CPU-bound (dispatch, both workers and their TypeORM/BullMQ work share one thread).
         eventLoopUtilisation: Number(busy.toFixed(2)),
-        cpuMsPerJudgment: Number(((cpu.user + cpu.system) / 1000 / JUDGMENTS).toFixed(2)),
+        cpuMsPerJudgment: Number((nodeCpuMs / JUDGMENTS).toFixed(2)),
+        // This process, its PostgreSQL backends and the bench's Redis (not the simulator, which plays the Engine).
+        machineCpuMsPerJudgment: Number(((nodeCpuMs + othersMs) / JUDGMENTS).toFixed(2)),
+        postgresStatementsPerJudgment: Number((sent / JUDGMENTS).toFixed(2)),
+        redisCommandsPerJudgment: Number(commandsPer.reduce((sum, [, per]) => sum + per, 0).toFixed(1)),
+        redisCommands: Object.fromEntries(commandsPer.map(([name, per]) => [name, Number(per.toFixed(2))])),
         answeredRecords: answered,
         decidedRecords: decided,
       },
@@ -84,29 +109,8 @@ async function main() {
   await app.close();
   await decide.close();
   await db.destroy();
+  redis.stop();
   simulator.stop();
-}
-
-/** The standalone simulator on a free port; resolves with its URL once it listens. */
-async function startSimulator(): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, ['-r', './scripts/register.js', 'libs/judgment/src/simulator/main.ts'], {
-    cwd: `${__dirname}/..`,
-    env: {
-      ...process.env,
-      JEV_SIMULATOR_PORT: '0',
-      JEV_SIMULATOR_LATENCY_MS: String(LATENCY_MS),
-      JEV_SIMULATOR_KEY: API_KEY,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`The simulator exited (${code}) before listening.`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      const match = /listening on (http\S+)/.exec(chunk.toString());
-      if (match) resolve(match[1]);
-    });
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
 }
 
 main().catch((error) => {

@@ -139,6 +139,32 @@ describe('the support desk over HTTP, on PostgreSQL with the BullMQ queue', () =
   });
 });
 
+describe('paging the Review list', () => {
+  it('GET /judgment/reviews pages with after = page.nextAfter, oldest first, until nextAfter is null', async () => {
+    await db.query(
+      `INSERT INTO judgment_assessments (judgment, evidence_fingerprint, untrusted_paths, questions_fingerprint,
+         answers, outcome, review_requested_at)
+       SELECT 'http-paging', repeat('e', 64), '[]', repeat('q', 64), '{}', 'escalate', now() FROM generate_series(1, 5)`,
+    );
+    const ids: number[] = [];
+    let query = '/judgment/reviews?judgment=http-paging&limit=2';
+    for (;;) {
+      const { body } = await http().get(query).set(ALICE).expect(200);
+      ids.push(...body.data.map((record: { id: number }) => record.id));
+      if (body.page.nextAfter === null) break;
+      expect(body.page.nextAfter).toBe(ids[ids.length - 1]);
+      query = `/judgment/reviews?judgment=http-paging&limit=2&after=${body.page.nextAfter}`;
+    }
+    expect(ids).toHaveLength(5);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+  });
+
+  it('after together with an offset answers validation_error naming both', async () => {
+    const { body } = await http().get('/judgment/reviews?after=3&offset=2').set(ALICE).expect(400);
+    expect(envelope(body)).toMatchObject({ code: 'validation_error', message: expect.stringContaining('not both') });
+  });
+});
+
 describe('the error envelope', () => {
   it('an invalid body answers validation_error with the messages of each field', async () => {
     const { body } = await http().post('/refunds').send({ item: '', amountEur: 'ten', extra: 1 }).expect(400);

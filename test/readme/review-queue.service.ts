@@ -7,9 +7,9 @@ import { RefundOutcome } from './refund.decision';
 export class ReviewQueue {
   constructor(private readonly records: AssessmentRecords) {}
 
-  /** The refunds a person must look at, oldest first. */
-  waiting(page = 0): Promise<AssessmentRecord[]> {
-    return this.records.awaitingReview({ judgment: RefundAbuse, limit: 20, offset: page * 20 });
+  /** The refunds a person must look at, oldest first; the next page starts after the last id of this one. */
+  waiting(after?: number): Promise<AssessmentRecord[]> {
+    return this.records.awaitingReview({ judgment: RefundAbuse, limit: 20, after });
   }
 
   /** A reviewer settles one: the record keeps the automatic Outcome and gains the Resolution and the reviewer. */

@@ -1,8 +1,8 @@
 // Redis helpers of the e2e suites: the local Redis every queued suite uses, and removing a test's BullMQ keys.
 import IORedis from 'ioredis';
 
-/** The Redis every queued suite uses (a unique key prefix per test or suite). */
-export const REDIS = { host: '127.0.0.1', port: 6379 };
+/** The Redis every queued suite uses (a unique key prefix per test or suite); a bench may point it at its own. */
+export const REDIS = { host: '127.0.0.1', port: Number(process.env.JUDGMENT_TEST_REDIS_PORT ?? 6379) };
 
 /** Deletes every Redis key under a BullMQ prefix (a test's queues). Call it once the apps using them are closed. */
 export async function clearPrefix(prefix: string): Promise<void> {

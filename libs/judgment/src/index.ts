@@ -36,7 +36,7 @@ export {
 export { AssessmentRecord } from './persistence/assessment-record.entity';
 export { judgmentEntities, judgmentMigrations } from './persistence';
 export { AssessmentRecords } from './records/assessment-records.service';
-export type { RecordFilter } from './records/record-queries.service';
+export { DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT, type RecordFilter } from './records/record-queries.service';
 export type { Reviewer } from './persistence/reviewer';
 export type { ResolutionPolicy } from './review/resolution-policy';
 export type { ClaimOptions } from './review/review-claims.service';

@@ -6,6 +6,7 @@ import {
   EngineRateLimited,
   InvalidClaim,
   InvalidEvidence,
+  InvalidRecordQuery,
   InvalidResolution,
   ReviewClaimConflict,
   ResolutionForbidden,
@@ -88,7 +89,9 @@ export function errorEnvelope(exception: unknown): { status: number; body: Judgm
   if (exception instanceof SubjectNotFound || exception instanceof UnknownJudgmentName) {
     return reply(404, 'not_found', exception.message, { type: exception.name });
   }
-  if (exception instanceof InvalidEvidence) return reply(400, 'validation_error', exception.message);
+  if (exception instanceof InvalidEvidence || exception instanceof InvalidRecordQuery) {
+    return reply(400, 'validation_error', exception.message);
+  }
   if (exception instanceof EngineFailed) {
     const retryLater = [EngineRateLimited, EngineOverloaded, EngineBudgetExhausted].some((t) => exception instanceof t);
     return reply(retryLater ? 503 : 502, 'engine_failed', exception.message, {

@@ -24,10 +24,18 @@ import { ClaimReviewDto, ListReviewsQuery, RecordIdParams, ResolveReviewDto } fr
 import { requestReviewer } from './reviewer-from';
 import { judgmentValidationPipe } from './validation';
 
-/** One page of the Review list; `next` is the offset of the next page, or null on the last one. */
+/**
+ * One page of the Review list. `nextAfter` is the `after` of the next page (keyset pagination, fast at any depth);
+ * `next` is its `offset` (slow on large tables). Both are null on the last page.
+ */
 export interface ReviewPage {
   readonly data: RecordSummary[];
-  readonly page: { readonly limit: number; readonly offset: number; readonly next: number | null };
+  readonly page: {
+    readonly limit: number;
+    readonly offset: number;
+    readonly next: number | null;
+    readonly nextAfter: number | null;
+  };
 }
 
 /**
@@ -45,7 +53,7 @@ export class JudgmentReviewsController {
     private readonly records: AssessmentRecords,
   ) {}
 
-  /** `GET /judgment/reviews?limit=20&offset=0&judgment=refund-abuse&claim=unclaimed|mine` — oldest first. */
+  /** `GET /judgment/reviews?limit=20&after=0&judgment=refund-abuse&claim=unclaimed|mine` — oldest first. */
   @Get('reviews')
   @UseGuards(CanViewRecordsGuard)
   async list(@Query() query: ListReviewsQuery, @Req() request: JudgmentHttpRequest): Promise<ReviewPage> {
@@ -54,12 +62,19 @@ export class JudgmentReviewsController {
       ...(query.claim === 'unclaimed' ? { unclaimed: true } : {}),
       ...(query.claim === 'mine' ? { claimedBy: await requestReviewer(this.options, request) } : {}),
       limit: query.limit + 1,
+      after: query.after,
       offset: query.offset,
     });
+    const page = records.slice(0, query.limit);
     const more = records.length > query.limit;
     return {
-      data: records.slice(0, query.limit).map(recordSummary),
-      page: { limit: query.limit, offset: query.offset, next: more ? query.offset + query.limit : null },
+      data: page.map(recordSummary),
+      page: {
+        limit: query.limit,
+        offset: query.offset,
+        next: more ? query.offset + query.limit : null,
+        nextAfter: more ? page[page.length - 1].id : null,
+      },
     };
   }
 

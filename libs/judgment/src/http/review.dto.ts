@@ -15,7 +15,7 @@ import {
 /** The largest page of the Review list. */
 export const MAX_PAGE_SIZE = 100;
 
-/** `GET /judgment/reviews?limit&offset&judgment` */
+/** `GET /judgment/reviews?limit&after&judgment` (or `offset` instead of `after`: slow on large tables) */
 export class ListReviewsQuery {
   @IsOptional()
   @Type(() => Number)
@@ -24,6 +24,14 @@ export class ListReviewsQuery {
   @Max(MAX_PAGE_SIZE)
   limit: number = 20;
 
+  /** Keyset pagination: only records with a greater id (the previous page's `page.nextAfter`). */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  after?: number;
+
+  /** Skips this many records; the database walks each skipped one, so prefer `after`. */
   @IsOptional()
   @Type(() => Number)
   @IsInt()

@@ -1,11 +1,14 @@
 import type { DecisionTrace } from '../decision/decision-trace';
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { AWAITING_REVIEW, UNASSESSED } from './record-indexes';
 
 /** One attempt to assess a Judgment: its answers (or failure), provenance, Outcome, Review and Resolution. */
 @Entity({ name: 'judgment_assessments' })
 @Index('judgment_assessments_subject_index', ['subjectType', 'subjectId'])
-@Index('judgment_assessments_review_index', ['reviewRequestedAt', 'resolvedAt'])
-@Index('judgment_assessments_resolver_index', ['resolverType', 'resolverId'])
+@Index('judgment_assessments_awaiting_review_index', ['id'], { where: AWAITING_REVIEW })
+@Index('judgment_assessments_awaiting_review_judgment_index', ['judgment', 'id'], { where: AWAITING_REVIEW })
+@Index('judgment_assessments_unassessed_index', ['id'], { where: UNASSESSED })
+@Index('judgment_assessments_unassessed_judgment_index', ['judgment', 'id'], { where: UNASSESSED })
 export class AssessmentRecord {
   @PrimaryGeneratedColumn()
   id!: number;
@@ -34,7 +37,6 @@ export class AssessmentRecord {
   @Column({ type: 'varchar', length: 255, nullable: true })
   language!: string | null;
 
-  @Index('judgment_assessments_questions_fingerprint_index')
   @Column({ name: 'questions_fingerprint', type: 'character', length: 64 })
   questionsFingerprint!: string;
 
@@ -62,7 +64,6 @@ export class AssessmentRecord {
   failureMessage!: string | null;
 
   /** For a cache hit: the id of the record whose answers it reused (not a foreign key; may outlive it). */
-  @Index('judgment_assessments_cached_from_index')
   @Column({ name: 'cached_from_id', type: 'integer', nullable: true })
   cachedFromId!: number | null;
 

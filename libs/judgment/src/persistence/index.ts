@@ -2,6 +2,7 @@ import { AssessmentRecord } from './assessment-record.entity';
 import { CreateJudgmentAssessments1764400000000 } from './migrations/1764400000000-create-judgment-assessments';
 import { ReviewClaims1764600000000 } from './migrations/1764600000000-review-claims';
 import { DecisionTrace1764800000000 } from './migrations/1764800000000-decision-trace';
+import { ReviewIndexes1764900000000 } from './migrations/1764900000000-review-indexes';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
 export const judgmentEntities = [AssessmentRecord];
@@ -10,4 +11,5 @@ export const judgmentMigrations = [
   CreateJudgmentAssessments1764400000000,
   ReviewClaims1764600000000,
   DecisionTrace1764800000000,
+  ReviewIndexes1764900000000,
 ];

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { Assessment } from '../assessment/assessment';
 import type { DecisionTrace } from '../decision/decision-trace';
 import type { Provenance } from '../assessment/provenance';
@@ -81,11 +82,10 @@ export class RecordWriter {
     assessment: Assessment<any>,
     cachedFromId: number | null = null,
   ): Promise<AssessmentRecord> {
-    const provenance = assessment.provenance;
-    return this.repository().save(
+    return this.insert(
       this.build(attempt, {
         answers: assessment.encodedAnswers(),
-        ...this.provenanceColumns(provenance, cachedFromId === null),
+        ...this.provenanceColumns(assessment.provenance, cachedFromId === null),
         cachedFromId,
       }),
     );
@@ -93,7 +93,7 @@ export class RecordWriter {
 
   /** Writes a failed attempt: the failure, no answers; Provenance only when the Engine's response was rejected. */
   async recordFailure(attempt: AttemptContext, error: Error, provenance: Provenance | null): Promise<AssessmentRecord> {
-    return this.repository().save(
+    return this.insert(
       this.build(attempt, {
         answers: null,
         ...(provenance ? this.provenanceColumns(provenance, true) : {}),
@@ -120,7 +120,6 @@ export class RecordWriter {
     /** Milliseconds the record may wait in Review before its deadline (null: no deadline). */
     reviewDeadline: number | null = null,
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
-    const repository = this.repository();
     const now = new Date();
     const review = entersReview
       ? {
@@ -128,14 +127,7 @@ export class RecordWriter {
           ...(reviewDeadline === null ? {} : { reviewDeadlineAt: new Date(now.getTime() + reviewDeadline) }),
         }
       : {};
-    const result = await repository
-      .createQueryBuilder()
-      .update(AssessmentRecord)
-      .set({ ...columns, ...review })
-      .where('id = :id', { id })
-      .andWhere('review_requested_at IS NULL')
-      .execute();
-    return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+    return this.updateIf(id, { ...columns, ...review }, ['review_requested_at IS NULL']);
   }
 
   /**
@@ -148,17 +140,11 @@ export class RecordWriter {
     /** Unless null (an override), the write also requires that no one else holds a live claim on the record. */
     claimant: EntityReference | null,
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
-    const repository = this.repository();
     const now = new Date();
-    const update = repository
-      .createQueryBuilder()
-      .update(AssessmentRecord)
-      .set({ ...columns, resolvedAt: now })
-      .where('id = :id', { id })
-      .andWhere(AWAITING_REVIEW);
-    if (claimant) update.andWhere(FREE_OR_HELD_BY, { now, holderType: claimant.type, holderId: claimant.id });
-    const result = await update.execute();
-    return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+    const guards = [AWAITING_REVIEW];
+    if (claimant) guards.push(FREE_OR_HELD_BY);
+    const parameters = claimant ? { now, holderType: claimant.type, holderId: claimant.id } : {};
+    return this.updateIf(id, { ...columns, resolvedAt: now }, guards, parameters);
   }
 
   /**
@@ -171,17 +157,12 @@ export class RecordWriter {
     expiresAt: Date,
     mode: 'claim' | 'renew',
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
-    const repository = this.repository();
-    const holderOf = { holderType: holder.type, holderId: holder.id };
-    const result = await repository
-      .createQueryBuilder()
-      .update(AssessmentRecord)
-      .set({ claimHolderType: holder.type, claimHolderId: holder.id, claimExpiresAt: expiresAt })
-      .where('id = :id', { id })
-      .andWhere(AWAITING_REVIEW)
-      .andWhere(mode === 'claim' ? FREE_OR_HELD_BY : HELD_BY, { now: new Date(), ...holderOf })
-      .execute();
-    return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+    return this.updateIf(
+      id,
+      { claimHolderType: holder.type, claimHolderId: holder.id, claimExpiresAt: expiresAt },
+      [AWAITING_REVIEW, mode === 'claim' ? FREE_OR_HELD_BY : HELD_BY],
+      { now: new Date(), holderType: holder.type, holderId: holder.id },
+    );
   }
 
   /** Clears `holder`'s claim in one conditional UPDATE (only the holder's own claim is cleared). */
@@ -189,16 +170,12 @@ export class RecordWriter {
     id: number,
     holder: EntityReference,
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
-    const repository = this.repository();
-    const result = await repository
-      .createQueryBuilder()
-      .update(AssessmentRecord)
-      .set({ claimHolderType: null, claimHolderId: null, claimExpiresAt: null })
-      .where('id = :id', { id })
-      .andWhere(AWAITING_REVIEW)
-      .andWhere(HELD_BY, { holderType: holder.type, holderId: holder.id })
-      .execute();
-    return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+    return this.updateIf(
+      id,
+      { claimHolderType: null, claimHolderId: null, claimExpiresAt: null },
+      [AWAITING_REVIEW, HELD_BY],
+      { holderType: holder.type, holderId: holder.id },
+    );
   }
 
   /**
@@ -210,16 +187,12 @@ export class RecordWriter {
     resolution: string,
     now: Date = new Date(),
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
-    const repository = this.repository();
-    const result = await repository
-      .createQueryBuilder()
-      .update(AssessmentRecord)
-      .set({ resolution, ...DEADLINE_RESOLVER, resolvedAt: now })
-      .where('id = :id', { id })
-      .andWhere(AWAITING_REVIEW)
-      .andWhere('review_deadline_at <= :now', { now })
-      .execute();
-    return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+    return this.updateIf(
+      id,
+      { resolution, ...DEADLINE_RESOLVER, resolvedAt: now },
+      [AWAITING_REVIEW, 'review_deadline_at <= :now'],
+      { now },
+    );
   }
 
   /** Ids of records still in Review whose deadline passed at `now`, earliest deadline first (the sweep's batch). */
@@ -233,6 +206,52 @@ export class RecordWriter {
       .limit(limit)
       .getRawMany<{ id: number }>();
     return rows.map((row) => Number(row.id));
+  }
+
+  /**
+   * One INSERT, outside a transaction and without `save()`'s change tracking: the row's generated columns (id,
+   * created_at, updated_at) come back through RETURNING where the driver has it (PostgreSQL), else TypeORM reads them.
+   */
+  private async insert(record: AssessmentRecord): Promise<AssessmentRecord> {
+    await this.repository()
+      .createQueryBuilder()
+      .insert()
+      .into(AssessmentRecord)
+      .values(record as QueryDeepPartialEntity<AssessmentRecord>)
+      .execute();
+    return record;
+  }
+
+  /**
+   * One conditional UPDATE; where the driver has RETURNING (PostgreSQL) the written row comes back with it, so only a
+   * refused update (or SQLite) reads the row again.
+   */
+  private async updateIf(
+    id: number,
+    columns: QueryDeepPartialEntity<AssessmentRecord>,
+    guards: string[],
+    parameters: Record<string, unknown> = {},
+  ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
+    const repository = this.repository();
+    const update = repository.createQueryBuilder().update(AssessmentRecord).set(columns).where('id = :id', { id });
+    for (const guard of guards) update.andWhere(guard);
+    update.setParameters(parameters);
+    const returning = repository.manager.connection.driver.isReturningSqlSupported('update');
+    if (returning) update.returning('*').updateEntity(false);
+    const result = await update.execute();
+    const [row] = returning && Array.isArray(result.raw) ? (result.raw as Record<string, unknown>[]) : [];
+    if (row) return { written: true, record: this.hydrate(row) };
+    return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+  }
+
+  /** An entity from a row of `RETURNING *`, each column read as TypeORM reads it in a find. */
+  private hydrate(row: Record<string, unknown>): AssessmentRecord {
+    const { driver } = this.repository().manager.connection;
+    const record = new AssessmentRecord();
+    for (const column of this.repository().metadata.columns) {
+      column.setEntityValue(record, driver.prepareHydratedValue(row[column.databaseName], column));
+    }
+    return record;
   }
 
   /** The reference of the Subject: `subject()` when defined, else the single saved entity among own properties. */
@@ -263,7 +282,7 @@ export class RecordWriter {
 
   private build(attempt: AttemptContext, columns: Partial<AssessmentRecord>): AssessmentRecord {
     const subject = this.subjectOf(attempt.judgment);
-    return this.repository().create({
+    return Object.assign(new AssessmentRecord(), {
       judgment: attempt.name,
       subjectType: subject?.type ?? null,
       subjectId: subject?.id ?? null,

@@ -8,7 +8,12 @@ import { RecordWriter } from '../persistence/record.writer';
 import type { Reviewer } from '../persistence/reviewer';
 import { ReviewAccess } from '../review/review-access';
 
-/** Filters of the record queries (lists are oldest first). */
+/** How many records a list returns when no `limit` is given. */
+export const DEFAULT_RECORD_LIMIT = 100;
+/** The largest `limit` a list accepts: page through more with `after`. */
+export const MAX_RECORD_LIMIT = 1000;
+
+/** Filters of the record queries (lists are oldest first, by id). */
 export interface RecordFilter {
   /** Only records of this Judgment (its class or registered name). */
   judgment?: JudgmentClass | string;
@@ -18,7 +23,11 @@ export interface RecordFilter {
   unclaimed?: boolean;
   /** Only records this reviewer holds a live claim on. */
   claimedBy?: Reviewer;
+  /** At most this many records: 1 to MAX_RECORD_LIMIT (1000), DEFAULT_RECORD_LIMIT (100) when not given. */
   limit?: number;
+  /** Keyset pagination: only records with an id greater than this one (the last id of the previous page). */
+  after?: number;
+  /** Skips this many records first. Slow on large tables (the database walks every skipped row): prefer `after`. */
   offset?: number;
 }
 
@@ -30,7 +39,7 @@ export class RecordQueries {
     private readonly access: ReviewAccess,
   ) {}
 
-  /** Records in Review and not yet resolved. */
+  /** Records in Review and not yet resolved (a partial index of those rows serves this list). */
   awaitingReview(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
     return this.query({ reviewRequestedAt: Not(IsNull()), resolvedAt: IsNull() }, filter);
   }
@@ -40,7 +49,7 @@ export class RecordQueries {
     return this.query({ failureType: IsNull() }, filter);
   }
 
-  /** Unassessed attempts (the Engine failed). */
+  /** Unassessed attempts (the Engine failed; a partial index of those rows serves this list). */
   unassessed(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
     return this.query({ failureType: Not(IsNull()) }, filter);
   }
@@ -80,7 +89,9 @@ export class RecordQueries {
     filter: RecordFilter,
     order: 'ASC' | 'DESC' = 'ASC',
   ): Promise<AssessmentRecord[]> {
+    const page = checkPage(filter);
     const where: FindOptionsWhere<AssessmentRecord> = { ...conditions };
+    if (page.after !== undefined) where.id = MoreThan(page.after);
     if (filter.judgment !== undefined) {
       where.judgment = typeof filter.judgment === 'string' ? filter.judgment : judgmentName(filter.judgment);
     }
@@ -97,7 +108,7 @@ export class RecordQueries {
       where.subjectId = subject.id;
     }
     Object.assign(where, this.claimConditions(filter));
-    return this.rows.repository().find({ where, order: { id: order }, take: filter.limit, skip: filter.offset });
+    return this.rows.repository().find({ where, order: { id: order }, take: page.limit, skip: page.offset });
   }
 
   /** The claim filters: unclaimed (no lease, or one that ran out), or held by one reviewer now. */
@@ -114,4 +125,29 @@ export class RecordQueries {
     const holder = this.access.reviewerReference(filter.claimedBy);
     return { claimHolderType: holder.type, claimHolderId: holder.id, claimExpiresAt: MoreThan(now) };
   }
+}
+
+/** The page a filter asks for, checked: InvalidRecordQuery names the field that is wrong and what it accepts. */
+function checkPage(filter: RecordFilter): { limit: number; after?: number; offset?: number } {
+  const { limit = DEFAULT_RECORD_LIMIT, after, offset } = filter;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECORD_LIMIT) {
+    throw new InvalidRecordQuery(
+      `The limit must be a whole number from 1 to ${MAX_RECORD_LIMIT}, got ${String(limit)}; page through more ` +
+        'records with after: <the last id of the previous page>.',
+    );
+  }
+  if (after !== undefined && (!Number.isInteger(after) || after < 0)) {
+    throw new InvalidRecordQuery(
+      `The after cursor must be a record id (a whole number of at least 0), got ${String(after)}.`,
+    );
+  }
+  if (offset !== undefined && (!Number.isInteger(offset) || offset < 0)) {
+    throw new InvalidRecordQuery(`The offset must be a whole number of at least 0, got ${String(offset)}.`);
+  }
+  if (after !== undefined && offset !== undefined && offset > 0) {
+    throw new InvalidRecordQuery(
+      'Pass either after (keyset pagination, fast) or offset (slow on large tables), not both.',
+    );
+  }
+  return { limit, after, offset: offset || undefined };
 }

@@ -1,0 +1,104 @@
+// Shared helpers of the benches: databases, a Nest app with the records services, the Jev simulator in its own
+// process, and the statistics the benches print.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { INestApplicationContext } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Evidence, Judgment, JudgmentModule, Likelihood, Rating, judgmentEntities } from 'nestjs-judgment';
+import { DataSource } from 'typeorm';
+import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+
+/** The shared PostgreSQL (trust auth). */
+export const PG = { type: 'postgres' as const, host: '127.0.0.1', port: 5432, username: 'postgres' };
+
+export type BenchApp = INestApplicationContext;
+
+/** The Judgment the benches assess and record: a refund request, two Questions. */
+@Judgment({ name: 'bench-refund' })
+export class RefundCheck implements Judgment {
+  constructor(readonly text: string) {}
+  evidence() {
+    return { order: { item: 'Kettle', amount_eur: 35 }, request: Evidence.untrusted(this.text) };
+  }
+  questions() {
+    return {
+      abusive: Likelihood.that('The refund request is an attempt to abuse the refund policy.'),
+      credibility: Rating.of('How credible is the explanation?', ['None', 'Low', 'Fair', 'High']),
+    };
+  }
+}
+
+/** Drops and recreates a database of the bench's own. */
+export async function recreateDatabase(database: string): Promise<void> {
+  const admin = await new DataSource({ ...PG, database: 'postgres' }).initialize();
+  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${database}`);
+  await admin.destroy();
+}
+
+/** A Nest application context with JudgmentModule on `database` (already migrated), for AssessmentRecords. */
+export async function startRecordsApp(database: string): Promise<BenchApp> {
+  @Module({
+    imports: [
+      TypeOrmModule.forRoot({ ...PG, database, entities: judgmentEntities, retryAttempts: 0 }),
+      JudgmentModule.forRoot({ engine: 'mock', engines: { mock: { driver: 'mock' } }, log: false }),
+    ],
+  })
+  class RecordsBenchModule {}
+  return NestFactory.createApplicationContext(RecordsBenchModule, { logger: ['error'] });
+}
+
+/** The standalone Jev simulator in its own process, on a free port; resolves with its URL once it listens. */
+export async function startSimulator(latencyMs: number, key: string): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, ['-r', './scripts/register.js', 'libs/judgment/src/simulator/main.ts'], {
+    cwd: `${__dirname}/../..`,
+    env: {
+      ...process.env,
+      JEV_SIMULATOR_PORT: '0',
+      JEV_SIMULATOR_LATENCY_MS: String(latencyMs),
+      JEV_SIMULATOR_KEY: key,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`The simulator exited (${code}) before listening.`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const match = /listening on (http\S+)/.exec(chunk.toString());
+      if (match) resolve(match[1]);
+    });
+  });
+  process.once('exit', () => child.kill('SIGTERM')); // also when the bench fails
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+export function median(values: readonly number[]): number {
+  return percentile(values, 0.5);
+}
+
+/**
+ * Counts the statements this process sends to PostgreSQL through TypeORM (BEGIN and COMMIT too: TypeORM sends each
+ * through PostgresQueryRunner.query). Returns the running count.
+ */
+export function countPostgresStatements(): () => number {
+  let statements = 0;
+  const query = PostgresQueryRunner.prototype.query;
+  PostgresQueryRunner.prototype.query = function (this: PostgresQueryRunner, ...args: Parameters<typeof query>) {
+    statements++;
+    return query.apply(this, args);
+  } as typeof query;
+  return () => statements;
+}
+
+/** CPU time (user + system) a process of this machine has used so far, in ms, from /proc. */
+export function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command; clock ticks of 10 ms (USER_HZ 100).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

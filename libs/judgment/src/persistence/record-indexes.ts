@@ -1,0 +1,4 @@
+/** The rows of the awaiting-Review list: the WHERE of its partial indexes (entity and migration share it). */
+export const AWAITING_REVIEW = 'review_requested_at IS NOT NULL AND resolved_at IS NULL';
+/** The rows of the Unassessed list: the WHERE of its partial indexes. */
+export const UNASSESSED = 'failure_type IS NOT NULL';

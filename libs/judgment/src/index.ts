@@ -2,7 +2,7 @@
 // from `nestjs-judgment/testing`; metadata readers, encodings and the queue's job payloads stay internal.
 export { JudgmentModule } from './judgment.module';
 export type { JudgmentModuleExtras } from './judgment.module-definition';
-export type { JudgmentModuleOptions } from './judgment.options';
+export type { JudgmentModuleOptions, CalibrationOptions, DriftPolicy } from './judgment.options';
 export { judgmentOptionsFromEnv, judgmentQueueAttemptsFromEnv } from './judgment.env';
 export { Judge } from './judge/judge.service';
 export { AnswerSource } from './judge/answer-source';
@@ -27,6 +27,8 @@ export {
   AssessmentFailed,
   ReviewRequested,
   ReviewResolved,
+  CalibrationDrifted,
+  type DecisionIdentity,
 } from './events/judgment.events';
 export { AssessmentRecord } from './persistence/assessment-record.entity';
 export { judgmentEntities, judgmentMigrations } from './persistence';
@@ -35,7 +37,16 @@ export type { RecordFilter } from './records/record-queries.service';
 export type { Reviewer } from './persistence/reviewer';
 export type { ResolutionPolicy } from './review/resolution-policy';
 export { Calibration, type CalibrationRunOptions } from './calibration/calibration.service';
-export { CalibrationReport } from './calibration/calibration.report';
+export { CalibrationReport, CalibrationSuggestion } from './calibration/calibration.report';
+export {
+  type SuggestOptions,
+  type ThresholdSuggestion,
+  type CandidateFigures,
+  SUGGESTION_METHOD,
+  SUGGESTION_ASSUMPTION,
+} from './calibration/threshold-suggestion';
+export { lockCalibration } from './calibration/calibration-lock.update';
+export { CalibrationLock, type LockedDecision, type LockedIdentity } from './lock/calibration-lock';
 export { LabelledCase } from './calibration/labelled-case';
 
 // The errors an application may meet. Those only the testing kit throws are exported from `nestjs-judgment/testing`.
@@ -68,6 +79,8 @@ export {
   InvalidResolution,
   ResolutionForbidden,
   InvalidCalibration,
+  InvalidCalibrationLock,
+  InvalidSuggestion,
   InvalidRecordQuery,
   UnqueueableJudgment,
 } from './errors';

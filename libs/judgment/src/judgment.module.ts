@@ -30,6 +30,7 @@ import type { DataSource } from 'typeorm';
 import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
 import { RecordWriter } from './persistence/record.writer';
+import { CalibrationGuard } from './recording/calibration.guard';
 import { Recorder } from './recording/recorder';
 import { AssessmentRecords } from './records/assessment-records.service';
 import { RecordQueries } from './records/record-queries.service';
@@ -56,6 +57,7 @@ const SERVICES: Provider[] = [
   { provide: RESOLVED_JUDGMENT_OPTIONS, useFactory: resolveJudgmentOptions, inject: [JUDGMENT_MODULE_OPTIONS] },
   RecordWriter,
   Recorder,
+  CalibrationGuard,
   Replay,
   RecordQueries,
   RecordRetention,

@@ -40,6 +40,26 @@ export interface PersistenceOptions {
   retentionDays?: number | null;
 }
 
+/** What the drift guard does when a decision runs under an identity the calibration lock does not vouch for. */
+export type DriftPolicy = 'review' | 'warn' | 'off';
+
+/** Calibration runs, and the calibration lock the app runs under. */
+export interface CalibrationOptions {
+  /** Engine rounds a calibration run keeps in flight (default 4). */
+  concurrency?: number;
+  /**
+   * The calibration lock file (`judgment eval … --lock` writes it; commit it with the app), relative to the working
+   * directory. With it, startup lists Decisions without a lock entry or with a stale one, and every decision is
+   * checked against the lock's identity (model, Questions fingerprint, Decision version and thresholds).
+   */
+  lock?: string;
+  /**
+   * When a decision's identity differs from the lock's: 'review' (default) sends an automatic Outcome to Review
+   * instead (the record says why), 'warn' only announces CalibrationDrifted and logs, 'off' checks nothing.
+   */
+  onDrift?: DriftPolicy;
+}
+
 /** Options of `JudgmentModule.forRoot()`; every one may come from ConfigService through `forRootAsync()`. */
 export interface JudgmentModuleOptions {
   /** The default connection (default `jev`). */
@@ -53,7 +73,7 @@ export interface JudgmentModuleOptions {
   log?: boolean;
   /** Who may resolve Reviews: a class implementing ResolutionPolicy, instantiated through DI. None refuses everyone. */
   resolutionPolicy?: Type<unknown>;
-  calibration?: { concurrency?: number };
+  calibration?: CalibrationOptions;
   /** The environment name; `production` refuses alias models. Default: NODE_ENV. */
   environment?: string;
 }
@@ -77,6 +97,10 @@ export interface ResolvedJudgmentOptions {
   readonly log: boolean;
   /** Checked when a Calibration run starts. */
   readonly calibrationConcurrency: unknown;
+  /** The calibration lock's path, or null (checked when the module starts). */
+  readonly calibrationLock: unknown;
+  /** Checked when the module starts. */
+  readonly onDrift: unknown;
 }
 
 /** Applies the defaults of judgment.defaults.ts to the module options. */
@@ -94,6 +118,8 @@ export function resolveJudgmentOptions(options: JudgmentModuleOptions): Resolved
     }),
     log: options.log !== false,
     calibrationConcurrency: options.calibration?.concurrency ?? DEFAULT_CALIBRATION_CONCURRENCY,
+    calibrationLock: options.calibration?.lock ?? null,
+    onDrift: options.calibration?.onDrift ?? 'review',
   });
 }
 

@@ -14,12 +14,15 @@ export enum RefundOutcome {
  */
 @Decision({ outcomes: RefundOutcome, review: [RefundOutcome.Escalate], version: '2', outcomeType: 'RefundOutcome' })
 export class RefundDecision implements Decision<RefundAbuse, RefundOutcome> {
+  /** Read by decide(); suggested by `judgment eval refund-abuse --suggest` and recorded in judgment.lock.json. */
+  readonly thresholds = { reject: 0.65, escalate: 0.3 };
+
   decide(assessment: Assessment<RefundAbuse>, judgment: RefundAbuse): RefundOutcome {
     const abusive = assessment.likelihood('abusive');
     const doubtful = assessment.rating('credibility').below(2.0);
     const frequent = judgment.refund.refundsThisYear >= 3;
-    if (abusive.above(0.65)) return RefundOutcome.Reject;
-    if (abusive.above(0.3)) return RefundOutcome.Escalate;
+    if (abusive.above(this.thresholds.reject)) return RefundOutcome.Reject;
+    if (abusive.above(this.thresholds.escalate)) return RefundOutcome.Escalate;
     if (doubtful || frequent) return RefundOutcome.Escalate;
     return RefundOutcome.Approve;
   }

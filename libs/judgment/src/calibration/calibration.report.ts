@@ -1,4 +1,5 @@
 import type { Interval, ReliabilityBin } from './scoring';
+import type { ThresholdSuggestion } from './threshold-suggestion';
 
 /** Results never mix: one result per Questions fingerprint × model × Decision × version × language. */
 export interface CalibrationIdentity {
@@ -110,6 +111,20 @@ export class CalibrationResult implements CalibrationResultFields {
   }
 }
 
+/** Where a run's figures come from, as the calibration lock records it (not part of the report's JSON). */
+export interface CalibrationContext {
+  /** The Judgment's registered name. */
+  readonly judgment: string;
+  /** SHA-256 of the labelled cases (Evidence fingerprints, expected Outcomes, truths, languages). */
+  readonly dataset: string | null;
+  /** The connection and driver that answered with each model. */
+  readonly connections: Readonly<Record<string, { readonly connection: string; readonly driver: string }>>;
+  /** The thresholds each measured Decision declares (by Decision name; null when none). */
+  readonly thresholds: Readonly<Record<string, Readonly<Record<string, number>> | null>>;
+  /** When the run ended (ISO 8601). */
+  readonly calibratedAt: string;
+}
+
 /** What a calibration run found: one result per identity, and the Resolutions skipped for lack of a Subject. */
 export class CalibrationReport {
   readonly results: readonly CalibrationResult[];
@@ -118,6 +133,8 @@ export class CalibrationReport {
     results: readonly CalibrationResult[],
     /** Resolutions skipped because their Subject no longer exists (or they never had one). */
     readonly skipped: number = 0,
+    /** Where the figures come from (null for a report built by hand). */
+    readonly context: CalibrationContext | null = null,
   ) {
     this.results = Object.freeze([...results]);
     Object.freeze(this);
@@ -135,4 +152,26 @@ function deepFreeze<T>(value: T): T {
     for (const item of Object.values(value)) deepFreeze(item);
   }
   return value;
+}
+
+/** A calibration run and the thresholds it suggests: one suggestion per Decision and identity. */
+export class CalibrationSuggestion {
+  readonly suggestions: readonly ThresholdSuggestion[];
+
+  constructor(
+    readonly report: CalibrationReport,
+    suggestions: readonly ThresholdSuggestion[],
+  ) {
+    this.suggestions = Object.freeze([...suggestions]);
+    Object.freeze(this);
+  }
+
+  /** Whether every suggestion found thresholds that meet the target. */
+  get met(): boolean {
+    return this.suggestions.length > 0 && this.suggestions.every((suggestion) => suggestion.chosen !== null);
+  }
+
+  toJSON(): { report: ReturnType<CalibrationReport['toJSON']>; suggestions: readonly ThresholdSuggestion[] } {
+    return { report: this.report.toJSON(), suggestions: this.suggestions };
+  }
 }

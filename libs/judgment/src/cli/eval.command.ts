@@ -1,6 +1,12 @@
 import type { Type } from '@nestjs/common';
 import { Presets, SingleBar } from 'cli-progress';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import { resolve } from 'node:path';
+import { lockCalibration } from '../calibration/calibration-lock.update';
+import type { CalibrationReport } from '../calibration/calibration.report';
+import { CalibrationLock } from '../lock/calibration-lock';
+import { CliUsageError } from './cli.errors';
+import { formatSuggestion } from './suggestion.format';
 import { Calibration } from '../calibration/calibration.service';
 import { type Decision, decisionMetadata } from '../decision/decision.decorator';
 import type { Judgment } from '../definition/judgment.decorator';
@@ -17,11 +23,22 @@ export interface EvalOptions {
   engine?: string[];
   concurrency?: number;
   json?: boolean;
+  suggest?: boolean;
+  maxError?: number;
+  confidence?: number;
+  maxReview?: number;
+  /** `true` for the default lock file, or its path. */
+  lock?: boolean | string;
 }
+
+/** The lock file `--lock` writes when given no path. */
+export const DEFAULT_LOCK_FILE = 'judgment.lock.json';
 
 /**
  * `judgment eval <judgment> [--dataset=cases.json] [--decision=…]… [--engine=…]… [--json]`: calibrates a Judgment's
  * Decisions against labelled cases (a dataset, else the recorded Resolutions). Every case is a paid Engine round.
+ * `--suggest --max-error 0.05 --confidence 0.95 [--max-review 0.4]` also searches thresholds over the same answers
+ * (exit 1 when none meets the target); `--lock [path]` writes the figures to the calibration lock.
  */
 export function addEvalCommand(program: Command, context: CliContext): void {
   program
@@ -35,6 +52,11 @@ export function addEvalCommand(program: Command, context: CliContext): void {
       /^\d+$/.test(value) ? Number(value) : NaN,
     )
     .option('--json', 'print only the report as JSON')
+    .option('--suggest', 'suggest thresholds with a finite-sample guarantee (no further Engine call)')
+    .option('--max-error <share>', 'with --suggest: largest error rate of automatic Outcomes, in (0, 1)', share)
+    .option('--confidence <share>', 'with --suggest: probability the error stays within --max-error', share)
+    .option('--max-review <share>', 'with --suggest: largest review rate, in (0, 1]', share)
+    .option('--lock [path]', `write the figures to the calibration lock (default ${DEFAULT_LOCK_FILE})`)
     .action((name: string, options: EvalOptions) => runEval(context, name, options));
 }
 
@@ -50,14 +72,52 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
       builder = builder.decisions(...options.decision.map((d) => findDecision(registry, d)));
     if (options.engine?.length) builder = builder.engines(...options.engine);
     if (options.concurrency !== undefined) builder = builder.concurrency(options.concurrency);
-    const report = await builder.run({ onProgress: (done, total) => progress.update(done, total) });
+    const onProgress = (done: number, total: number) => progress.update(done, total);
+    if (options.suggest) {
+      if (options.maxError === undefined || options.confidence === undefined) {
+        throw new CliUsageError('--suggest needs --max-error <share> and --confidence <share>, e.g. 0.05 and 0.95.');
+      }
+      const suggestion = await builder.suggest(
+        {
+          maxError: options.maxError,
+          confidence: options.confidence,
+          ...(options.maxReview === undefined ? {} : { maxReviewRate: options.maxReview }),
+        },
+        { onProgress },
+      );
+      progress.stop();
+      const lock = writeLock(options.lock, suggestion.report);
+      if (json) printJson({ ...suggestion.toJSON(), ...(lock ? { lock } : {}) });
+      else print([formatSuggestion(suggestion), ...(lock ? [`Wrote the calibration lock ${lock}.`] : [])].join('\n\n'));
+      if (!suggestion.met) process.exitCode = 1;
+      return;
+    }
+    const report = await builder.run({ onProgress });
     progress.stop();
-    if (json) printJson(report);
-    else print(formatReport(report));
+    const lock = writeLock(options.lock, report);
+    if (json) printJson(lock ? { ...report.toJSON(), lock } : report);
+    else print([formatReport(report), ...(lock ? [`Wrote the calibration lock ${lock}.`] : [])].join('\n\n'));
   } catch (error) {
     progress.stop();
     fail(error, json);
   }
+}
+
+/** Writes the run's figures to the lock when `--lock` was given; returns its path. Nothing is written on failure. */
+function writeLock(option: boolean | string | undefined, report: CalibrationReport): string | null {
+  if (option === undefined || option === false) return null;
+  const path = resolve(option === true ? DEFAULT_LOCK_FILE : option);
+  lockCalibration(CalibrationLock.readOrEmpty(path), report).write();
+  return path;
+}
+
+/** A share option: a number; the library says what range it must be in. */
+function share(value: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number)) {
+    throw new InvalidArgumentError(`expected a number such as 0.05; got ${JSON.stringify(value)}.`);
+  }
+  return number;
 }
 
 /** Collects a repeatable option's values. */

@@ -8,3 +8,4 @@ export * from './queue.errors';
 export * from './generator.errors';
 export * from './testing.errors';
 export { MissingPeerDependency, type PeerProblem } from './peer.errors';
+export * from './calibration.errors';

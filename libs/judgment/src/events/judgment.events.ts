@@ -65,5 +65,37 @@ export class ReviewResolved<O extends Outcome = Outcome> {
   ) {}
 }
 
+/** The identity a decision ran under, as the drift guard compares it with the calibration lock. */
+export interface DecisionIdentity {
+  readonly judgment: string;
+  readonly decision: string;
+  readonly decisionVersion: string | null;
+  /** The full fingerprint of the Questions asked. */
+  readonly questions: string;
+  /** The versioned model the Engine reported. */
+  readonly model: string;
+  readonly language: string | null;
+  readonly thresholds: Readonly<Record<string, number>> | null;
+}
+
+/**
+ * A decision ran under an identity the calibration lock does not vouch for (another model, other Questions, another
+ * Decision version or thresholds, or no lock entry). Fires once per new identity per process, whatever `onDrift`
+ * says ('review' also sends the automatic Outcomes of that identity to Review; 'warn' only announces and logs).
+ */
+export class CalibrationDrifted {
+  static readonly NAME = 'judgment.calibration.drifted';
+  constructor(
+    readonly identity: DecisionIdentity,
+    /** Why the identity is not the locked one, in one sentence. */
+    readonly reason: string,
+    readonly policy: 'review' | 'warn',
+    /** The lock file compared with. */
+    readonly lock: string,
+    /** The record of the decision that first showed the drift, or null. */
+    readonly record: AssessmentRecord | null,
+  ) {}
+}
+
 export type JudgmentEvent =
-  AssessmentCompleted | AssessmentFailed | AssessmentDecided | ReviewRequested | ReviewResolved;
+  AssessmentCompleted | AssessmentFailed | AssessmentDecided | ReviewRequested | ReviewResolved | CalibrationDrifted;

@@ -11,6 +11,15 @@ import type { ResolvedJudgmentOptions, ResolvedPersistence } from '../judgment.o
 import { AssessmentRecord } from './assessment-record.entity';
 import { entityReference, isEntity } from './entity-reference';
 
+/** The columns a decision writes: which Decision (version, thresholds) decided which Outcome. */
+export interface DecisionColumns {
+  readonly decision: string;
+  readonly decisionVersion: string | null;
+  readonly decisionThresholds: Record<string, number> | null;
+  readonly outcomeType: string;
+  readonly outcome: string;
+}
+
 /** What is known about one attempt before the Engine is asked: the columns every record of it shares. */
 export interface AttemptContext {
   readonly name: string;
@@ -86,19 +95,25 @@ export class RecordWriter {
   }
 
   /**
-   * Writes a decision in one conditional UPDATE guarded by `review_requested_at IS NULL`, so once a record is in
+   * Writes a decision in one conditional UPDATE (with, when asked, the Review it enters and why, or the audit it is
+   * sampled for) guarded by `review_requested_at IS NULL`, so once a record is in
    * Review it keeps the Outcome that sent it there. Returns whether the row was written, and the row as it now is.
    */
   async recordDecision(
     id: number,
-    columns: { decision: string; decisionVersion: string | null; outcomeType: string; outcome: string },
-    entersReview: boolean,
+    columns: DecisionColumns,
+    entering: { review: boolean; reviewReason?: string | null; audit?: boolean },
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
     const repository = this.repository();
+    const now = new Date();
     const result = await repository
       .createQueryBuilder()
       .update(AssessmentRecord)
-      .set({ ...columns, ...(entersReview ? { reviewRequestedAt: new Date() } : {}) })
+      .set({
+        ...columns,
+        ...(entering.review ? { reviewRequestedAt: now, reviewReason: entering.reviewReason ?? null } : {}),
+        ...(entering.audit ? { auditRequestedAt: now } : {}),
+      })
       .where('id = :id', { id })
       .andWhere('review_requested_at IS NULL')
       .execute();

@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { Assessment, Decider, DecisionRecording } from '../assessment/assessment';
 import { applyDecision } from '../decision/apply-decision';
 import { type Decision, decisionMetadata, isDecision } from '../decision/decision.decorator';
+import { decisionThresholds } from '../decision/thresholds';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
 import { AssessmentNotRecorded, InvalidDecision } from '../errors';
@@ -11,10 +12,12 @@ import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { RecordWriter, AttemptContext } from '../persistence/record.writer';
 import type { JudgmentRegistry } from '../registry/judgment.registry';
+import type { CalibrationGuard } from './calibration.guard';
 
 /** The module services a RecordLink works with, handed over by the Recorder that makes links. */
 export interface LinkServices {
   readonly rows: RecordWriter;
+  readonly guard: CalibrationGuard;
   readonly events: JudgmentEventsPublisher;
   readonly logger: JudgmentLogger;
   readonly registry: JudgmentRegistry;
@@ -122,7 +125,11 @@ export class RecordLink implements DecisionRecording {
       );
     }
     const metadata = decisionMetadata(decision.constructor);
-    let entersReview = metadata.review.has(outcome) && !this.awaitingReview;
+    const thresholds = decisionThresholds(decision);
+    const drift = this.services.guard.check(assessment, decision, metadata);
+    // A drifted identity's automatic Outcome goes to Review instead of acting, when the guard says 'review'.
+    const driftReview = drift?.policy === 'review' && !metadata.review.has(outcome);
+    let entersReview = (metadata.review.has(outcome) || driftReview) && !this.awaitingReview;
     if (this.current) {
       try {
         const { written, record } = await rows.recordDecision(
@@ -130,10 +137,11 @@ export class RecordLink implements DecisionRecording {
           {
             decision: metadata.name,
             decisionVersion: metadata.version,
+            decisionThresholds: thresholds === null ? null : { ...thresholds },
             outcomeType: metadata.outcomeType,
             outcome: String(outcome),
           },
-          entersReview,
+          { review: entersReview, reviewReason: driftReview ? `Calibration drift: ${drift.reason}` : null },
         );
         entersReview = entersReview && written;
         // Refresh the caller's instance in place, so the record an event or caller holds shows the row as it is.
@@ -152,6 +160,7 @@ export class RecordLink implements DecisionRecording {
     }
     logger.info('Judgment decided.', { ...assessment.logContext(), decision: metadata.name, outcome });
     const record = this.current;
+    if (drift) await this.services.guard.announce(drift, record);
     if (entersReview) {
       this.awaitingReview = true;
       this.reviewOutcome = outcome;

@@ -8,6 +8,7 @@ import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { type AttemptContext, RecordWriter } from '../persistence/record.writer';
+import { CalibrationGuard } from './calibration.guard';
 import { type LinkServices, RecordLink } from './record-link';
 
 /**
@@ -25,8 +26,9 @@ export class Recorder {
     events: JudgmentEventsPublisher,
     registry: JudgmentRegistry,
     private readonly moduleRef: ModuleRef,
+    guard: CalibrationGuard,
   ) {
-    this.services = { rows, events, logger, registry, decisionOf: (cls) => this.decisionOf(cls) };
+    this.services = { rows, guard, events, logger, registry, decisionOf: (cls) => this.decisionOf(cls) };
   }
 
   /** A link for an Assessment about to be made; `recordAnswered` writes its record. */

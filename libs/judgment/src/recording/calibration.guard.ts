@@ -63,7 +63,9 @@ export class CalibrationGuard {
       );
     }
     this.policy = onDrift as DriftPolicy;
-    this.lock = path === null || this.policy === 'off' ? null : CalibrationLock.read(resolve(path as string));
+    // A lock not written yet vouches for nothing (every Decision is listed, and drifts), so that the first
+    // `judgment eval --lock` can boot the app that writes it.
+    this.lock = path === null || this.policy === 'off' ? null : CalibrationLock.readOrEmpty(resolve(path as string));
   }
 
   /** Whether decisions are checked against a lock. */

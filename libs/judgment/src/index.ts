@@ -29,6 +29,9 @@ export {
   ReviewResolved,
   CalibrationDrifted,
   type DecisionIdentity,
+  AuditRequested,
+  AuditResolved,
+  AgreementDropped,
 } from './events/judgment.events';
 export { AssessmentRecord } from './persistence/assessment-record.entity';
 export { judgmentEntities, judgmentMigrations } from './persistence';
@@ -37,8 +40,9 @@ export type { RecordFilter } from './records/record-queries.service';
 export type { Reviewer } from './persistence/reviewer';
 export type { ResolutionPolicy } from './review/resolution-policy';
 export { Calibration, type CalibrationRunOptions } from './calibration/calibration.service';
-export { CalibrationReport, CalibrationSuggestion } from './calibration/calibration.report';
+export { CalibrationReport } from './calibration/calibration.report';
 export {
+  CalibrationSuggestion,
   type SuggestOptions,
   type ThresholdSuggestion,
   type CandidateFigures,
@@ -47,6 +51,7 @@ export {
 } from './calibration/threshold-suggestion';
 export { lockCalibration } from './calibration/calibration-lock.update';
 export { CalibrationLock, type LockedDecision, type LockedIdentity } from './lock/calibration-lock';
+export { type AuditAgreement, auditAgreements } from './lock/audit-agreement';
 export { LabelledCase } from './calibration/labelled-case';
 
 // The errors an application may meet. Those only the testing kit throws are exported from `nestjs-judgment/testing`.

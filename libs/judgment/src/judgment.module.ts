@@ -30,6 +30,7 @@ import type { DataSource } from 'typeorm';
 import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
 import { RecordWriter } from './persistence/record.writer';
+import { AuditSampler } from './recording/audit.sampler';
 import { CalibrationGuard } from './recording/calibration.guard';
 import { Recorder } from './recording/recorder';
 import { AssessmentRecords } from './records/assessment-records.service';
@@ -58,6 +59,7 @@ const SERVICES: Provider[] = [
   RecordWriter,
   Recorder,
   CalibrationGuard,
+  AuditSampler,
   Replay,
   RecordQueries,
   RecordRetention,

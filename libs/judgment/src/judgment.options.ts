@@ -58,6 +58,11 @@ export interface CalibrationOptions {
    * instead (the record says why), 'warn' only announces CalibrationDrifted and logs, 'off' checks nothing.
    */
   onDrift?: DriftPolicy;
+  /**
+   * Audit rates by Decision name (e.g. `{ RefundDecision: 0.02 }`), overriding the Decisions' own `audit`: that share
+   * of automatic Outcomes, drawn at random, is also sent to reviewers as an audit while the Outcome stands.
+   */
+  audit?: Record<string, number>;
 }
 
 /** Options of `JudgmentModule.forRoot()`; every one may come from ConfigService through `forRootAsync()`. */
@@ -101,6 +106,8 @@ export interface ResolvedJudgmentOptions {
   readonly calibrationLock: unknown;
   /** Checked when the module starts. */
   readonly onDrift: unknown;
+  /** Audit rates by Decision name (checked when the module starts). */
+  readonly auditRates: unknown;
 }
 
 /** Applies the defaults of judgment.defaults.ts to the module options. */
@@ -120,6 +127,7 @@ export function resolveJudgmentOptions(options: JudgmentModuleOptions): Resolved
     calibrationConcurrency: options.calibration?.concurrency ?? DEFAULT_CALIBRATION_CONCURRENCY,
     calibrationLock: options.calibration?.lock ?? null,
     onDrift: options.calibration?.onDrift ?? 'review',
+    auditRates: options.calibration?.audit ?? {},
   });
 }
 

@@ -1,5 +1,4 @@
 import type { Interval, ReliabilityBin } from './scoring';
-import type { ThresholdSuggestion } from './threshold-suggestion';
 
 /** Results never mix: one result per Questions fingerprint × model × Decision × version × language. */
 export interface CalibrationIdentity {
@@ -152,26 +151,4 @@ function deepFreeze<T>(value: T): T {
     for (const item of Object.values(value)) deepFreeze(item);
   }
   return value;
-}
-
-/** A calibration run and the thresholds it suggests: one suggestion per Decision and identity. */
-export class CalibrationSuggestion {
-  readonly suggestions: readonly ThresholdSuggestion[];
-
-  constructor(
-    readonly report: CalibrationReport,
-    suggestions: readonly ThresholdSuggestion[],
-  ) {
-    this.suggestions = Object.freeze([...suggestions]);
-    Object.freeze(this);
-  }
-
-  /** Whether every suggestion found thresholds that meet the target. */
-  get met(): boolean {
-    return this.suggestions.length > 0 && this.suggestions.every((suggestion) => suggestion.chosen !== null);
-  }
-
-  toJSON(): { report: ReturnType<CalibrationReport['toJSON']>; suggestions: readonly ThresholdSuggestion[] } {
-    return { report: this.report.toJSON(), suggestions: this.suggestions };
-  }
 }

@@ -19,8 +19,9 @@ import { Recorder } from '../recording/recorder';
 import { type QuestionMap, readQuestions } from '../questions/question';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { mapBounded } from './bounded';
-import { type CalibrationIdentity, type CalibrationReport, CalibrationSuggestion } from './calibration.report';
+import type { CalibrationIdentity, CalibrationReport } from './calibration.report';
 import {
+  CalibrationSuggestion,
   type SuggestOptions,
   type SuggestionCase,
   checkSuggestOptions,

@@ -4,7 +4,7 @@ import type { Decision, DecisionMetadata } from '../decision/decision.decorator'
 import { type Thresholds, decisionThresholds, withThresholds } from '../decision/thresholds';
 import type { Outcome } from '../definition/outcome';
 import { InvalidSuggestion } from '../errors';
-import type { CalibrationIdentity } from './calibration.report';
+import type { CalibrationIdentity, CalibrationReport } from './calibration.report';
 import { type CandidateTally, type TestedCandidate, casesNeeded, learnThenTest } from './learn-then-test';
 
 /** What a suggestion must guarantee, and how it searches. */
@@ -315,4 +315,26 @@ function mulberry32(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** A calibration run and the thresholds it suggests: one suggestion per Decision and identity. */
+export class CalibrationSuggestion {
+  readonly suggestions: readonly ThresholdSuggestion[];
+
+  constructor(
+    readonly report: CalibrationReport,
+    suggestions: readonly ThresholdSuggestion[],
+  ) {
+    this.suggestions = Object.freeze([...suggestions]);
+    Object.freeze(this);
+  }
+
+  /** Whether every suggestion found thresholds that meet the target. */
+  get met(): boolean {
+    return this.suggestions.length > 0 && this.suggestions.every((suggestion) => suggestion.chosen !== null);
+  }
+
+  toJSON(): { report: ReturnType<CalibrationReport['toJSON']>; suggestions: readonly ThresholdSuggestion[] } {
+    return { report: this.report.toJSON(), suggestions: this.suggestions };
+  }
 }

@@ -1,5 +1,4 @@
-import type { CalibrationSuggestion } from '../calibration/calibration.report';
-import type { CandidateFigures, ThresholdSuggestion } from '../calibration/threshold-suggestion';
+import type { CalibrationSuggestion, CandidateFigures, ThresholdSuggestion } from '../calibration/threshold-suggestion';
 import { bold, percent, table } from './cli.output';
 
 /** Frontier rows printed at most (evenly picked, the chosen one always shown). */

@@ -5,6 +5,7 @@ import type { Outcome } from '../definition/outcome';
 import type { EngineFailed } from '../errors';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { Reviewer } from '../persistence/reviewer';
+import type { AuditAgreement } from '../lock/audit-agreement';
 
 /** An Engine answered (or the cache did) and the Assessment was recorded when persistence is on. */
 export class AssessmentCompleted<J extends Judgment = Judgment> {
@@ -97,5 +98,52 @@ export class CalibrationDrifted {
   ) {}
 }
 
+/** An automatic Outcome was sampled for an audit: it stands (its Actions run), and a reviewer is asked to check it. */
+export class AuditRequested<J extends Judgment = Judgment, O extends Outcome = Outcome> {
+  static readonly NAME = 'judgment.audit.requested';
+  constructor(
+    readonly judgment: J,
+    readonly assessment: Assessment<J>,
+    readonly outcome: O,
+    readonly record: AssessmentRecord,
+  ) {}
+}
+
+/** A reviewer audited an automatic Outcome: `agreed` when their Outcome is the automatic one. */
+export class AuditResolved<O extends Outcome = Outcome> {
+  static readonly NAME = 'judgment.audit.resolved';
+  constructor(
+    readonly record: AssessmentRecord,
+    readonly outcome: O,
+    readonly auditOutcome: O,
+    readonly reviewer: Reviewer,
+  ) {}
+
+  get agreed(): boolean {
+    return this.outcome === this.auditOutcome;
+  }
+}
+
+/**
+ * The audited accuracy of an identity's automatic Outcomes fell below its calibration: the Wilson interval of the
+ * resolved audits lies wholly below the lock's accuracy interval (the rule `judgment audit` exits 1 on).
+ */
+export class AgreementDropped {
+  static readonly NAME = 'judgment.audit.agreement-dropped';
+  constructor(
+    readonly agreement: AuditAgreement,
+    /** The audit whose resolution showed the drop. */
+    readonly record: AssessmentRecord,
+  ) {}
+}
+
 export type JudgmentEvent =
-  AssessmentCompleted | AssessmentFailed | AssessmentDecided | ReviewRequested | ReviewResolved | CalibrationDrifted;
+  | AssessmentCompleted
+  | AssessmentFailed
+  | AssessmentDecided
+  | ReviewRequested
+  | ReviewResolved
+  | CalibrationDrifted
+  | AuditRequested
+  | AuditResolved
+  | AgreementDropped;

@@ -140,6 +140,26 @@ export class RecordWriter {
     return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
   }
 
+  /**
+   * Writes an audit's Outcome in one conditional UPDATE guarded by `audit_requested_at IS NOT NULL AND audited_at IS
+   * NULL`, so of concurrent auditors exactly one is recorded. Returns whether the row was written, and the row now.
+   */
+  async recordAudit(
+    id: number,
+    columns: { auditResolution: string; auditResolverType: string; auditResolverId: string },
+  ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
+    const repository = this.repository();
+    const result = await repository
+      .createQueryBuilder()
+      .update(AssessmentRecord)
+      .set({ ...columns, auditedAt: new Date() })
+      .where('id = :id', { id })
+      .andWhere('audit_requested_at IS NOT NULL')
+      .andWhere('audited_at IS NULL')
+      .execute();
+    return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+  }
+
   /** The reference of the Subject: `subject()` when defined, else the single saved entity among own properties. */
   subjectOf(judgment: Judgment): { type: string; id: string } | null {
     const dataSource = this.dataSource();

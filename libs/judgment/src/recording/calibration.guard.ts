@@ -68,6 +68,11 @@ export class CalibrationGuard {
     this.lock = path === null || this.policy === 'off' ? null : CalibrationLock.readOrEmpty(resolve(path as string));
   }
 
+  /** The lock decisions are checked against, or null. */
+  get calibrationLock(): CalibrationLock | null {
+    return this.lock;
+  }
+
   /** Whether decisions are checked against a lock. */
   get active(): boolean {
     return this.lock !== null;

@@ -6,18 +6,20 @@ import { decisionThresholds } from '../decision/thresholds';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
 import { AssessmentNotRecorded, InvalidDecision } from '../errors';
-import { AssessmentDecided, ReviewRequested } from '../events/judgment.events';
+import { AssessmentDecided, AuditRequested, ReviewRequested } from '../events/judgment.events';
 import type { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { RecordWriter, AttemptContext } from '../persistence/record.writer';
 import type { JudgmentRegistry } from '../registry/judgment.registry';
+import type { AuditSampler } from './audit.sampler';
 import type { CalibrationGuard } from './calibration.guard';
 
 /** The module services a RecordLink works with, handed over by the Recorder that makes links. */
 export interface LinkServices {
   readonly rows: RecordWriter;
   readonly guard: CalibrationGuard;
+  readonly audits: AuditSampler;
   readonly events: JudgmentEventsPublisher;
   readonly logger: JudgmentLogger;
   readonly registry: JudgmentRegistry;
@@ -130,6 +132,14 @@ export class RecordLink implements DecisionRecording {
     // A drifted identity's automatic Outcome goes to Review instead of acting, when the guard says 'review'.
     const driftReview = drift?.policy === 'review' && !metadata.review.has(outcome);
     let entersReview = (metadata.review.has(outcome) || driftReview) && !this.awaitingReview;
+    // An automatic Outcome that acts may be sampled for an audit (once per record): it still stands.
+    let audited =
+      this.current !== null &&
+      !metadata.review.has(outcome) &&
+      !entersReview &&
+      !this.awaitingReview &&
+      this.current.auditRequestedAt === null &&
+      this.services.audits.sample(metadata);
     if (this.current) {
       try {
         const { written, record } = await rows.recordDecision(
@@ -141,9 +151,14 @@ export class RecordLink implements DecisionRecording {
             outcomeType: metadata.outcomeType,
             outcome: String(outcome),
           },
-          { review: entersReview, reviewReason: driftReview ? `Calibration drift: ${drift.reason}` : null },
+          {
+            review: entersReview,
+            reviewReason: driftReview ? `Calibration drift: ${drift.reason}` : null,
+            audit: audited,
+          },
         );
         entersReview = entersReview && written;
+        audited = audited && written;
         // Refresh the caller's instance in place, so the record an event or caller holds shows the row as it is.
         if (record) Object.assign(this.current, record);
       } catch (error) {
@@ -156,6 +171,7 @@ export class RecordLink implements DecisionRecording {
         }
         logger.warn('Judgment not recorded.', { ...assessment.logContext(), exception: describeError(error) });
         this.current = null;
+        audited = false;
       }
     }
     logger.info('Judgment decided.', { ...assessment.logContext(), decision: metadata.name, outcome });
@@ -167,6 +183,7 @@ export class RecordLink implements DecisionRecording {
       const requestedAt = record?.reviewRequestedAt ?? new Date();
       await events.emit(new ReviewRequested(assessment.judgment, assessment, outcome, record, requestedAt));
     }
+    if (audited && record) await events.emit(new AuditRequested(assessment.judgment, assessment, outcome, record));
     await events.emit(new AssessmentDecided(assessment.judgment, assessment, decision, outcome, record));
   }
 

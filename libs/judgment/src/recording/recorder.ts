@@ -8,6 +8,7 @@ import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { type AttemptContext, RecordWriter } from '../persistence/record.writer';
+import { AuditSampler } from './audit.sampler';
 import { CalibrationGuard } from './calibration.guard';
 import { type LinkServices, RecordLink } from './record-link';
 
@@ -27,8 +28,9 @@ export class Recorder {
     registry: JudgmentRegistry,
     private readonly moduleRef: ModuleRef,
     guard: CalibrationGuard,
+    audits: AuditSampler,
   ) {
-    this.services = { rows, guard, events, logger, registry, decisionOf: (cls) => this.decisionOf(cls) };
+    this.services = { rows, guard, audits, events, logger, registry, decisionOf: (cls) => this.decisionOf(cls) };
   }
 
   /** A link for an Assessment about to be made; `recordAnswered` writes its record. */

@@ -7,6 +7,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource, MoreThan } from 'typeorm';
 import {
   AssessmentRecord,
+  AssessmentRecords,
   Calibration,
   CalibrationLock,
   InvalidCalibrationLock,
@@ -243,5 +244,59 @@ describe('the drift guard in the queue', () => {
     expect(row?.reviewRequestedAt).not.toBeNull();
     expect(row?.reviewReason).toContain(RELEASED_MODEL);
     expect(nest.get(DriftLog).drifted.map((event) => event.identity.model)).toEqual([RELEASED_MODEL]);
+  });
+});
+
+describe('audit sampling', () => {
+  const auditor = { type: 'Agent', id: 'alice' };
+
+  it('samples automatic Outcomes for an audit that leaves them standing, listed apart from Reviews', async () => {
+    const nest = await app({ calibration: { lock: lockFile, audit: { 'claim-decision': 1 } } });
+    const { outcome, record: row } = await assess(nest, 'Stolen bike. [[fraud=0.1]]');
+    expect(outcome).toBe(ClaimOutcome.Approve);
+    expect(row.auditRequestedAt).not.toBeNull();
+    expect(row.reviewRequestedAt).toBeNull(); // the automatic Outcome acts
+    const escalated = await assess(nest, 'Unclear claim. [[fraud=0.5]]');
+    expect(escalated.record.auditRequestedAt).toBeNull(); // an Outcome in Review is not audited
+
+    const records = nest.get(AssessmentRecords);
+    expect((await records.awaitingAudit({ judgment: 'claim-check' })).map((r) => r.id)).toContain(row.id);
+    expect((await records.awaitingReview({ judgment: 'claim-check' })).map((r) => r.id)).not.toContain(row.id);
+    expect(nest.get(DriftLog).audits.map((event) => event.record.id)).toEqual([row.id]);
+  });
+
+  it('samples nothing at rate 0 (the default)', async () => {
+    const nest = await app({ calibration: { lock: lockFile } });
+    const { record: row } = await assess(nest, 'Stolen bike. [[fraud=0.1]]');
+    expect(row.auditRequestedAt).toBeNull();
+  });
+
+  it('resolves an audit race-safely: of two concurrent auditors exactly one is recorded', async () => {
+    const nest = await app({ calibration: { lock: lockFile, audit: { 'claim-decision': 1 } } });
+    const { record: row } = await assess(nest, 'Stolen bike. [[fraud=0.1]]');
+    const records = nest.get(AssessmentRecords);
+    const results = await Promise.allSettled([
+      records.resolveAudit(await record(row.id), ClaimOutcome.Approve, auditor),
+      records.resolveAudit(await record(row.id), ClaimOutcome.Reject, { type: 'Agent', id: 'bob' }),
+    ]);
+    expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const stored = await record(row.id);
+    expect(stored.auditedAt).not.toBeNull();
+    expect(stored.outcome).toBe(ClaimOutcome.Approve); // the automatic Outcome stood
+    expect((await records.awaitingAudit({ judgment: 'claim-check' })).map((r) => r.id)).not.toContain(row.id);
+  });
+
+  it('announces AgreementDropped when the audited accuracy falls wholly below the lock’s interval', async () => {
+    const nest = await app({ calibration: { lock: lockFile, audit: { 'claim-decision': 1 } } });
+    const records = nest.get(AssessmentRecords);
+    const log = nest.get(DriftLog);
+    for (let i = 0; i < 6; i += 1) {
+      const { record: row } = await assess(nest, `Claim ${i}. [[fraud=0.1]]`);
+      await records.resolveAudit(row, ClaimOutcome.Reject, auditor); // the auditor disagrees every time
+    }
+    expect(log.dropped.length).toBeGreaterThan(0);
+    const { agreement } = log.dropped[log.dropped.length - 1];
+    expect(agreement.interval!.high).toBeLessThan(agreement.lockedInterval!.low);
+    expect(agreement).toMatchObject({ judgment: 'claim-check', decision: 'claim-decision', model: CALIBRATED_MODEL });
   });
 });

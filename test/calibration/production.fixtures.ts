@@ -14,7 +14,10 @@ import {
   Judgment,
   JudgmentModule,
   type JudgmentModuleOptions,
+  AgreementDropped,
+  AuditRequested,
   Likelihood,
+  type ResolutionPolicy,
   ReviewRequested,
   judgmentEntities,
 } from 'nestjs-judgment';
@@ -58,11 +61,31 @@ export class ClaimCheck implements Judgment {
   }
 }
 
+/** Every reviewer may resolve and audit (the suite is about audits, not permissions). */
+@Injectable()
+export class AnyReviewer implements ResolutionPolicy {
+  canResolve(): boolean {
+    return true;
+  }
+}
+
 /** What the app's listeners saw. */
 @Injectable()
 export class DriftLog {
   readonly drifted: CalibrationDrifted[] = [];
   readonly reviews: ReviewRequested[] = [];
+  readonly audits: AuditRequested[] = [];
+  readonly dropped: AgreementDropped[] = [];
+
+  @OnEvent(AuditRequested.NAME)
+  onAudit(event: AuditRequested) {
+    this.audits.push(event);
+  }
+
+  @OnEvent(AgreementDropped.NAME)
+  onDropped(event: AgreementDropped) {
+    this.dropped.push(event);
+  }
 
   @OnEvent(CalibrationDrifted.NAME)
   onDrift(event: CalibrationDrifted) {
@@ -129,6 +152,7 @@ export async function startApp(settings: ProductionAppSettings): Promise<INestAp
           jev: { driver: 'jev', key: 'sk-calib', url: settings.simulatorUrl, model: 'jev-latest', allowAliases: true },
         },
         calibration: settings.calibration,
+        resolutionPolicy: AnyReviewer,
         ...(settings.queue ? { queue: { enabled: true } } : {}),
       }),
       JudgmentModule.forFeature([ClaimCheck]),

@@ -66,7 +66,7 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
   try {
     await context.start();
     const registry = context.get(JudgmentRegistry);
-    let builder = context.get(Calibration).for(findJudgment(registry, name));
+    let builder = context.get(Calibration).for(findJudgment(context, name));
     if (options.dataset !== undefined) builder = builder.fromDataset(options.dataset);
     if (options.decision?.length)
       builder = builder.decisions(...options.decision.map((d) => findDecision(registry, d)));
@@ -149,8 +149,9 @@ class Progress {
   }
 }
 
-/** A registered Judgment by registered name, else by class name. */
-function findJudgment(registry: JudgmentRegistry, name: string): Type<Judgment> {
+/** A registered Judgment of the app by registered name, else by class name. */
+export function findJudgment(context: CliContext, name: string): Type<Judgment> {
+  const registry = context.get(JudgmentRegistry);
   if (registry.hasJudgment(name)) return registry.judgment(name);
   const found = registry.judgments().find((cls) => cls.name === name);
   if (found) return found;

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { CliContext } from './cli.context';
+import { addAuditCommand } from './audit.command';
 import { addEvalCommand } from './eval.command';
 import { addMakeDecisionCommand } from './make-decision.command';
 import { addMakeJudgmentCommand } from './make-judgment.command';
@@ -7,7 +8,7 @@ import { addPruneCommand } from './prune.command';
 import { addStatusCommand } from './status.command';
 
 /**
- * The `judgment` commands (`eval`, `status`, `make:judgment`, `make:decision`, `prune`) as a commander program. The
+ * The `judgment` commands (`eval`, `audit`, `status`, `make:judgment`, `make:decision`, `prune`) as a commander program. The
  * commands that need the app boot it through `context`; the generators never do.
  */
 export function judgmentProgram(context: CliContext): Command {
@@ -16,6 +17,7 @@ export function judgmentProgram(context: CliContext): Command {
     .description('Calibrate, inspect and scaffold the Judgments of a Nest app')
     .exitOverride();
   addEvalCommand(program, context);
+  addAuditCommand(program, context);
   addStatusCommand(program, context);
   addMakeJudgmentCommand(program);
   addMakeDecisionCommand(program);

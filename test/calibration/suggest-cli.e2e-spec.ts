@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { CalibrationLock } from 'nestjs-judgment';
+import { AssessmentRecord, CalibrationLock, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
 
 const ROOT = join(__dirname, '..', '..');
 const DATABASE = 'judgment_calib_cli';
@@ -171,5 +171,69 @@ describe('judgment eval --lock', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`The calibration lock ${file} (field kind) is not a nestjs-judgment calibration lock`);
     expect(readFileSync(file, 'utf8')).toBe('{"name":"my-app"}\n');
+  });
+});
+
+describe('judgment audit', () => {
+  /** Writes resolved audits of automatic Outcomes under the demo lock's identity of refund-abuse. */
+  async function audits(agreeing: number, disagreeing: number): Promise<void> {
+    const locked = CalibrationLock.read(join(ROOT, 'apps/support-desk/judgment.lock.json'));
+    const identity = locked.entry('refund-abuse', 'RefundDecision', '2')!.identities[0];
+    const db = await new DataSource({
+      type: 'postgres',
+      host: '127.0.0.1',
+      username: 'postgres',
+      database: DATABASE,
+      entities: judgmentEntities,
+      migrations: judgmentMigrations,
+    }).initialize();
+    try {
+      await db.runMigrations(); // when the suite's other tests did not boot the demo (which runs them) first
+      const repository = db.getRepository(AssessmentRecord);
+      await repository.delete({});
+      const row = (auditResolution: string) =>
+        repository.create({
+          judgment: 'refund-abuse',
+          evidenceFingerprint: 'e'.repeat(64),
+          untrustedPaths: [],
+          questionsFingerprint: identity.questions,
+          answers: { abusive: 0.1 },
+          engine: 'jev',
+          model: identity.model,
+          decision: 'RefundDecision',
+          decisionVersion: '2',
+          outcomeType: 'RefundOutcome',
+          outcome: 'approve',
+          auditRequestedAt: new Date(),
+          auditResolution,
+          auditResolverType: 'Agent',
+          auditResolverId: 'alice',
+          auditedAt: new Date(),
+        });
+      await repository.save([
+        ...Array.from({ length: agreeing }, () => row('approve')),
+        ...Array.from({ length: disagreeing }, () => row('reject')),
+      ]);
+    } finally {
+      await db.destroy();
+    }
+  }
+
+  it('reports the audited accuracy beside the lock’s and exits 0 while it holds', async () => {
+    await audits(40, 0);
+    const run = await cli(['audit', 'refund-abuse', '--json']);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.dropped).toBe(false);
+    expect(report.agreements[0]).toMatchObject({ decision: 'RefundDecision', audits: 40, agreed: 40, accuracy: 1 });
+    expect(report.agreements[0].lockedInterval.low).toBeGreaterThan(0.9);
+  });
+
+  it('exits 1 when the audited interval lies wholly below the lock’s', async () => {
+    await audits(20, 20);
+    const run = await cli(['audit', 'refund-abuse']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('DROPPED');
+    expect(run.stdout).toContain('50.0%');
   });
 });

@@ -316,7 +316,7 @@ export class CalibrationBuilder<J extends Judgment> {
     const context = {
       judgment: name,
       dataset: datasetFingerprint(prepared.map((item) => item.labelled)),
-      connections: connectionsByModel(tasks, answered, this.services.engines),
+      connections: connectionsByModel(answered, this.services.engines),
       thresholds: Object.fromEntries(
         decisions.map((decision) => [decision.metadata.name, decisionThresholds(decision.instance)]),
       ),
@@ -482,13 +482,11 @@ function datasetFingerprint(cases: readonly LabelledCase<Judgment>[]): string {
 
 /** Which connection (and driver) answered with each model. */
 function connectionsByModel(
-  tasks: readonly { engine: Engine }[],
   answered: readonly (AnsweredCase<Judgment> | EngineFailed)[],
   engines: EngineManager,
 ): Record<string, { connection: string; driver: string }> {
   const byModel: Record<string, { connection: string; driver: string }> = {};
-  tasks.forEach(({ engine }, index) => {
-    const answer = answered[index];
+  answered.forEach((answer) => {
     if (answer instanceof EngineFailed || byModel[answer.assessment.provenance.model]) return;
     const connection = answer.assessment.provenance.engine;
     let driver = connection;

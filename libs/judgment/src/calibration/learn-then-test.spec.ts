@@ -174,8 +174,8 @@ describe('learnThenTest', () => {
       chosenCount += 1;
       if (errors[chosen.index] > target.maxError) exceeded += 1;
     }
-    // Not vacuous: some grid candidates truly exceed the target, and would be chosen by the observed error alone.
-    expect(grid.some((candidate) => trueError(candidate) > target.maxError)).toBe(true);
+    // Not vacuous: choosing by the observed error alone picks thresholds that truly exceed the target in many draws.
+    expect(naiveExceeded / draws).toBeGreaterThan(0.3);
     // The procedure is useful (it usually finds thresholds) and safe: the share of draws whose chosen thresholds
     // truly exceed the target stays within 1 − confidence, plus three binomial standard errors of tolerance.
     expect(chosenCount).toBeGreaterThan(draws * 0.8);

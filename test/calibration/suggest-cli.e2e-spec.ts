@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { launchChromium, screenshotPath } from '../support/browser';
 import { AssessmentRecord, CalibrationLock, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
 
 const ROOT = join(__dirname, '..', '..');
@@ -235,5 +236,48 @@ describe('judgment audit', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('DROPPED');
     expect(run.stdout).toContain('50.0%');
+  });
+});
+
+describe('judgment eval --html', () => {
+  it('writes one self-contained page that renders in Chromium with its charts and no console error', async () => {
+    const file = join(dir, 'report.html');
+    const run = await cli([
+      'eval',
+      'refund-abuse',
+      `--dataset=${DATASET}`,
+      '--suggest',
+      '--max-error',
+      '0.05',
+      '--confidence',
+      '0.95',
+      `--html=${file}`,
+    ]);
+    expect(run.code).toBe(0);
+    const html = readFileSync(file, 'utf8');
+    expect(html).not.toMatch(/(src|href)=["']?(https?:|\/\/)/); // no external asset
+    expect(html).not.toContain('<script');
+
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      page.on('pageerror', (error) => problems.push(error.message));
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      await page.goto(`file://${file}`);
+      expect(await page.locator('svg').count()).toBeGreaterThanOrEqual(3); // reliability, bands, frontier
+      expect(await page.locator('figcaption', { hasText: 'Reliability of abusive' }).count()).toBe(1);
+      expect(await page.locator('figcaption', { hasText: 'Frontier' }).count()).toBe(1);
+      expect(await page.locator('circle[r="5"]').count()).toBe(1); // the chosen point
+      await page.screenshot({ path: screenshotPath('calibration-report.png'), fullPage: true });
+      expect(problems).toEqual([]);
+      expect(requests.filter((url) => !url.startsWith('file://'))).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 });

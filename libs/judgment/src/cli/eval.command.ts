@@ -1,7 +1,9 @@
 import type { Type } from '@nestjs/common';
 import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
+import { renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { reportHtml } from './report.html';
 import { lockCalibration } from '../calibration/calibration-lock.update';
 import type { CalibrationReport } from '../calibration/calibration.report';
 import { CalibrationLock } from '../lock/calibration-lock';
@@ -29,6 +31,7 @@ export interface EvalOptions {
   maxReview?: number;
   /** `true` for the default lock file, or its path. */
   lock?: boolean | string;
+  html?: string;
 }
 
 /** The lock file `--lock` writes when given no path. */
@@ -56,6 +59,7 @@ export function addEvalCommand(program: Command, context: CliContext): void {
     .option('--max-error <share>', 'with --suggest: largest error rate of automatic Outcomes, in (0, 1)', share)
     .option('--confidence <share>', 'with --suggest: probability the error stays within --max-error', share)
     .option('--max-review <share>', 'with --suggest: largest review rate, in (0, 1]', share)
+    .option('--html <path>', 'also write the report (and suggestions) as one self-contained HTML page')
     .option('--lock [path]', `write the figures to the calibration lock (default ${DEFAULT_LOCK_FILE})`)
     .action((name: string, options: EvalOptions) => runEval(context, name, options));
 }
@@ -87,6 +91,7 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
       );
       progress.stop();
       const lock = writeLock(options.lock, suggestion.report);
+      writeHtml(options.html, reportHtml(suggestion.report, suggestion));
       if (json) printJson({ ...suggestion.toJSON(), ...(lock ? { lock } : {}) });
       else print([formatSuggestion(suggestion), ...(lock ? [`Wrote the calibration lock ${lock}.`] : [])].join('\n\n'));
       if (!suggestion.met) process.exitCode = 1;
@@ -95,6 +100,7 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
     const report = await builder.run({ onProgress });
     progress.stop();
     const lock = writeLock(options.lock, report);
+    writeHtml(options.html, reportHtml(report));
     if (json) printJson(lock ? { ...report.toJSON(), lock } : report);
     else print([formatReport(report), ...(lock ? [`Wrote the calibration lock ${lock}.`] : [])].join('\n\n'));
   } catch (error) {
@@ -109,6 +115,15 @@ function writeLock(option: boolean | string | undefined, report: CalibrationRepo
   const path = resolve(option === true ? DEFAULT_LOCK_FILE : option);
   lockCalibration(CalibrationLock.readOrEmpty(path), report).write();
   return path;
+}
+
+/** Writes the HTML page when `--html` was given (to a temporary file renamed over the target). */
+function writeHtml(path: string | undefined, html: string): void {
+  if (path === undefined) return;
+  const target = resolve(path);
+  const temporary = `${target}.${process.pid}.tmp`;
+  writeFileSync(temporary, html);
+  renameSync(temporary, target);
 }
 
 /** A share option: a number; the library says what range it must be in. */

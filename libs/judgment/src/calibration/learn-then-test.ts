@@ -49,8 +49,6 @@ export interface LearnThenTestResult {
   readonly frontier: readonly TestedCandidate[];
   /** How many candidates fixed-sequence testing certified before its first failure. */
   readonly certified: number;
-  /** How many were tested (the certified ones and the one that stopped the sequence). */
-  readonly tested: number;
 }
 
 /**
@@ -97,7 +95,7 @@ export function learnThenTest(tallies: readonly CandidateTally[], target: LearnT
     tested
       .filter((c) => c.certified && (target.maxReviewRate === null || c.reviewRate <= target.maxReviewRate))
       .sort((a, b) => a.reviewRate - b.reviewRate || a.errorBound - b.errorBound || a.index - b.index)[0] ?? null;
-  return { candidates: tested, chosen, frontier: paretoFrontier(tested), certified, tested: pValues.size };
+  return { candidates: tested, chosen, frontier: paretoFrontier(tested), certified };
 }
 
 /**

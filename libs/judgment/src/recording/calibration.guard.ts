@@ -73,11 +73,6 @@ export class CalibrationGuard {
     return this.lock;
   }
 
-  /** Whether decisions are checked against a lock. */
-  get active(): boolean {
-    return this.lock !== null;
-  }
-
   /**
    * At startup: refuses a lock naming a Judgment the app does not register, and lists each registered Judgment's
    * Decision that has no lock entry or a stale one (other thresholds than the lock's).

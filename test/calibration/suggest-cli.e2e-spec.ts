@@ -191,7 +191,7 @@ describe('judgment audit', () => {
     try {
       await db.runMigrations(); // when the suite's other tests did not boot the demo (which runs them) first
       const repository = db.getRepository(AssessmentRecord);
-      await repository.delete({});
+      await repository.delete({ judgment: 'refund-abuse' });
       const row = (auditResolution: string) =>
         repository.create({
           judgment: 'refund-abuse',

@@ -1,4 +1,13 @@
-import { jStat } from 'jstat';
+/** The part of jstat (which ships no types) the calibration uses. */
+interface JStat {
+  /** The regularized lower incomplete beta function I_x(a, b). */
+  ibeta(x: number, a: number, b: number): number;
+  /** The inverse of I_x(a, b) in x. */
+  ibetainv(p: number, a: number, b: number): number;
+}
+
+// Required with its type spelled here: an ambient declaration file would not reach apps type-checking our sources.
+const { jStat } = require('jstat') as { jStat: JStat };
 
 // Exact binomial tails through the regularized incomplete beta function of jstat:
 //   P(Bin(n, p) ≤ k) = 1 − I_p(k + 1, n − k)   for 0 ≤ k < n,

@@ -16,6 +16,8 @@ const LAYERS = [
   { name: 'assessment', folders: ['assessment/'] },
   // The Decision contract builds on the Assessment it decides: the decorator, its metadata, and applying it.
   { name: 'decision', folders: ['decision/'] },
+  // The calibration lock file: what a Decision was calibrated under, read by the drift guard and written by `eval`.
+  { name: 'lock', folders: ['lock/'] },
   // Name ⇄ class for Judgments and Decisions, as stored names are read back.
   { name: 'registry', folders: ['registry/'] },
   // The Engine contract: what a connection's options name as a driver class, and what every driver implements.

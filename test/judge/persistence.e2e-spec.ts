@@ -35,7 +35,7 @@ import {
 } from './support';
 import { startSimulator } from './support';
 
-/** The columns of `judgment_assessments`, SPEC §5. */
+/** The columns of `judgment_assessments`, SPEC §5, and those production calibration added (issue 15). */
 const COLUMNS = [
   'id',
   'judgment',
@@ -56,6 +56,7 @@ const COLUMNS = [
   'cached_from_id',
   'decision',
   'decision_version',
+  'decision_thresholds',
   'outcome_type',
   'outcome',
   'decision_trace',
@@ -64,6 +65,12 @@ const COLUMNS = [
   'resolver_type',
   'resolver_id',
   'resolved_at',
+  'review_reason',
+  'audit_requested_at',
+  'audit_resolution',
+  'audit_resolver_type',
+  'audit_resolver_id',
+  'audited_at',
   'created_at',
   'updated_at',
 ];

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
@@ -13,6 +14,9 @@ import { AgentResolutionPolicy } from './review/agent-resolution.policy';
 import { Agents } from './review/agents';
 import { ReviewModule } from './review/review.module';
 import { TicketsModule } from './tickets/tickets.module';
+
+/** The demo's calibration lock (`npm run judgment -- eval <judgment> --dataset=… --lock apps/support-desk/judgment.lock.json`). */
+export const SUPPORT_DESK_LOCK = resolve(__dirname, '..', 'judgment.lock.json');
 
 /** Which process the module runs in: the HTTP API (only dispatches jobs), the worker (runs them), or both. */
 export type SupportDeskRole = 'api' | 'worker' | 'all';
@@ -58,7 +62,13 @@ export class SupportDeskModule {
           // ReviewModule exports Agents, which the ResolutionPolicy injects (JudgmentModule instantiates the policy).
           imports: [EngineSetupModule.forRoot(config.env), ReviewModule],
           inject: [EngineSetup],
-          useFactory: (engine: EngineSetup) => ({ ...engine.options, resolutionPolicy: AgentResolutionPolicy }),
+          useFactory: (engine: EngineSetup) => ({
+            ...engine.options,
+            resolutionPolicy: AgentResolutionPolicy,
+            // The committed calibration lock; 'warn' announces a drift (CalibrationDrifted and a log line) while the
+            // demo runs on other models too. A production app sets 'review' (the default).
+            calibration: { ...engine.options.calibration, lock: SUPPORT_DESK_LOCK, onDrift: 'warn' },
+          }),
         }),
         JudgmentHttpModule.forRootAsync({
           ui: true,

@@ -2,7 +2,13 @@
 // from `nestjs-judgment/testing`; metadata readers, encodings and the queue's job payloads stay internal.
 export { JudgmentModule } from './judgment.module';
 export type { JudgmentModuleExtras } from './judgment.module-definition';
-export type { JudgmentModuleOptions, ConnectionLimits, LimiterOptions } from './judgment.options';
+export type {
+  JudgmentModuleOptions,
+  ConnectionLimits,
+  LimiterOptions,
+  CalibrationOptions,
+  DriftPolicy,
+} from './judgment.options';
 export { judgmentOptionsFromEnv, judgmentQueueAttemptsFromEnv } from './judgment.env';
 export { Judge } from './judge/judge.service';
 export { AnswerSource } from './judge/answer-source';
@@ -32,6 +38,11 @@ export {
   ReviewClaimed,
   ReviewReleased,
   ReviewExpired,
+  CalibrationDrifted,
+  type DecisionIdentity,
+  AuditRequested,
+  AuditResolved,
+  AgreementDropped,
 } from './events/judgment.events';
 export { AssessmentRecord } from './persistence/assessment-record.entity';
 export { judgmentEntities, judgmentMigrations } from './persistence';
@@ -42,6 +53,17 @@ export type { ResolutionPolicy } from './review/resolution-policy';
 export type { ClaimOptions } from './review/review-claims.service';
 export { Calibration, type CalibrationRunOptions } from './calibration/calibration.service';
 export { CalibrationReport, type TemperatureResult } from './calibration/calibration.report';
+export {
+  CalibrationSuggestion,
+  type SuggestOptions,
+  type ThresholdSuggestion,
+  type CandidateFigures,
+  SUGGESTION_METHOD,
+  SUGGESTION_ASSUMPTION,
+} from './calibration/threshold-suggestion';
+export { lockCalibration } from './calibration/calibration-lock.update';
+export { CalibrationLock, type LockedDecision, type LockedIdentity } from './lock/calibration-lock';
+export { type AuditAgreement, auditAgreements } from './lock/audit-agreement';
 export { fitTemperature, type TemperatureFit, type TemperatureSample } from './calibration/temperature-fit';
 export { LabelledCase } from './calibration/labelled-case';
 export { JudgmentChecks } from './checks/judgment-checks.service';
@@ -81,6 +103,8 @@ export {
   UnknownRecord,
   ResolutionForbidden,
   InvalidCalibration,
+  InvalidCalibrationLock,
+  InvalidSuggestion,
   InvalidRecordQuery,
   UnqueueableJudgment,
   JudgmentCheckFailed,

@@ -32,6 +32,8 @@ import type { DataSource } from 'typeorm';
 import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
 import { RecordWriter } from './persistence/record.writer';
+import { AuditSampler } from './recording/audit.sampler';
+import { CalibrationGuard } from './recording/calibration.guard';
 import { Recorder } from './recording/recorder';
 import { AssessmentRecords } from './records/assessment-records.service';
 import { RecordQueries } from './records/record-queries.service';
@@ -62,6 +64,8 @@ const SERVICES: Provider[] = [
   { provide: RESOLVED_JUDGMENT_OPTIONS, useFactory: resolveJudgmentOptions, inject: [JUDGMENT_MODULE_OPTIONS] },
   RecordWriter,
   Recorder,
+  CalibrationGuard,
+  AuditSampler,
   Replay,
   RecordQueries,
   RecordRetention,

@@ -73,6 +73,31 @@ export interface PersistenceOptions {
   retentionDays?: number | null;
 }
 
+/** What the drift guard does when a decision runs under an identity the calibration lock does not vouch for. */
+export type DriftPolicy = 'review' | 'warn' | 'off';
+
+/** Calibration runs, and the calibration lock the app runs under. */
+export interface CalibrationOptions {
+  /** Engine rounds a calibration run keeps in flight (default 4). */
+  concurrency?: number;
+  /**
+   * The calibration lock file (`judgment eval … --lock` writes it; commit it with the app), relative to the working
+   * directory. With it, startup lists Decisions without a lock entry or with a stale one, and every decision is
+   * checked against the lock's identity (model, Questions fingerprint, Decision version and thresholds).
+   */
+  lock?: string;
+  /**
+   * When a decision's identity differs from the lock's: 'review' (default) sends an automatic Outcome to Review
+   * instead (the record says why), 'warn' only announces CalibrationDrifted and logs, 'off' checks nothing.
+   */
+  onDrift?: DriftPolicy;
+  /**
+   * Audit rates by Decision name (e.g. `{ RefundDecision: 0.02 }`), overriding the Decisions' own `audit`: that share
+   * of automatic Outcomes, drawn at random, is also sent to reviewers as an audit while the Outcome stands.
+   */
+  audit?: Record<string, number>;
+}
+
 /** Options of `JudgmentModule.forRoot()`; every one may come from ConfigService through `forRootAsync()`. */
 export interface JudgmentModuleOptions {
   /** The default connection (default `jev`). */
@@ -86,7 +111,7 @@ export interface JudgmentModuleOptions {
   log?: boolean;
   /** Who may resolve Reviews: a class implementing ResolutionPolicy, instantiated through DI. None refuses everyone. */
   resolutionPolicy?: Type<unknown>;
-  calibration?: { concurrency?: number };
+  calibration?: CalibrationOptions;
   /** Where the connections' `limits` are counted, and how long inline calls wait for a slot. */
   limiter?: LimiterOptions;
   /** The review desk's deadlines (declared per Decision: `@Decision({ review: { deadline, onExpiry } })`). */
@@ -129,6 +154,12 @@ export interface ResolvedJudgmentOptions {
   readonly strictEvidencePaths: boolean;
   /** Checked when a Calibration run starts. */
   readonly calibrationConcurrency: unknown;
+  /** The calibration lock's path, or null (checked when the module starts). */
+  readonly calibrationLock: unknown;
+  /** Checked when the module starts. */
+  readonly onDrift: unknown;
+  /** Audit rates by Decision name (checked when the module starts). */
+  readonly auditRates: unknown;
 }
 
 /** Applies the defaults of judgment.defaults.ts to the module options. */
@@ -147,6 +178,9 @@ export function resolveJudgmentOptions(options: JudgmentModuleOptions): Resolved
     log: options.log !== false,
     strictEvidencePaths: options.strictEvidencePaths === true,
     calibrationConcurrency: options.calibration?.concurrency ?? DEFAULT_CALIBRATION_CONCURRENCY,
+    calibrationLock: options.calibration?.lock ?? null,
+    onDrift: options.calibration?.onDrift ?? 'review',
+    auditRates: options.calibration?.audit ?? {},
   });
 }
 

@@ -5,11 +5,16 @@ import { describeFinding, JudgmentCheckFailed } from './errors';
 import { JudgmentRegistry } from './registry/judgment.registry';
 import { AnswerSource } from './judge/answer-source';
 import { RecordWriter } from './persistence/record.writer';
+import { JudgmentLogger } from './logging/judgment.logger';
+import { CalibrationGuard } from './recording/calibration.guard';
+import { Recorder } from './recording/recorder';
 
 /**
  * Surfaces configuration errors at startup: the default connection and the connections named by registered
  * Judgments must build, persistence needs a DataSource, and what `judgment check` fails on (declaration limits,
- * Decisions, what a connection cannot ask, default Decisions) refuses the start. Its warnings are logged once.
+ * Decisions, what a connection cannot ask, default Decisions) refuses the start. Its warnings are logged once. With a
+ * calibration lock, it refuses a lock naming an unknown Judgment and lists (as warnings) the Decisions without a lock
+ * entry or with a stale one.
  */
 @Injectable()
 export class JudgmentStartupCheck implements OnApplicationBootstrap {
@@ -21,6 +26,9 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
     private readonly registry: JudgmentRegistry,
     private readonly rows: RecordWriter,
     private readonly checks: JudgmentChecks,
+    private readonly guard: CalibrationGuard,
+    private readonly recorder: Recorder,
+    private readonly judgmentLogger: JudgmentLogger,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -37,6 +45,9 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
         message: `judgment check: ${report.warnings} Question${report.warnings === 1 ? '' : 's'} may mislead; run \`judgment check\` for the fixes.`,
         warnings: report.findings.map(describeFinding),
       });
+    }
+    for (const problem of this.guard.problems((cls) => this.recorder.decisionOf(cls))) {
+      this.judgmentLogger.warn('Decision not calibrated.', { ...problem });
     }
   }
 }

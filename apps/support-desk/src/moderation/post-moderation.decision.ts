@@ -16,10 +16,12 @@ export enum ModerationOutcome {
   outcomeType: 'ModerationOutcome',
 })
 export class PostModerationDecision implements Decision<PostModeration, ModerationOutcome> {
+  readonly thresholds = { remove: 0.85, hold: 0.4 };
+
   decide(assessment: Assessment<PostModeration>): ModerationOutcome {
     const worst = assessment.likelihoodSet('harms').max();
-    if (worst.above(0.85)) return ModerationOutcome.Remove;
-    if (worst.above(0.4)) return ModerationOutcome.Hold;
+    if (worst.above(this.thresholds.remove)) return ModerationOutcome.Remove;
+    if (worst.above(this.thresholds.hold)) return ModerationOutcome.Hold;
     return ModerationOutcome.Publish;
   }
 }

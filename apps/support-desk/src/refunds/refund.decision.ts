@@ -20,7 +20,7 @@ export enum RefundOutcome {
   outcomeType: 'RefundOutcome',
 })
 export class RefundDecision implements Decision<RefundAbuse, RefundOutcome> {
-  /** The calibrated abuse thresholds (the review page marks them on the answer's bar). */
+  /** Read by decide(); suggested by `judgment eval refund-abuse --suggest` and recorded in judgment.lock.json. */
   readonly thresholds = { reject: 0.65, escalate: 0.3 };
 
   decide(assessment: Assessment<RefundAbuse>, judgment: RefundAbuse): RefundOutcome {

@@ -19,11 +19,19 @@ const TEAMS: Record<Department, TicketOutcome> = {
 /** Routes a ticket to the team the Engine picked, unless no team fits, the answer is split or a described problem looks critical. */
 @Decision({ outcomes: TicketOutcome, review: [TicketOutcome.Triage], version: '1', outcomeType: 'TicketOutcome' })
 export class TicketRoutingDecision implements Decision<TicketRouting, TicketOutcome> {
+  /**
+   * `split`: a Confidence below it is a split answer; `problem`: a described problem at least this likely lets the
+   * severity count; `critical`: a severity above it needs triage.
+   */
+  readonly thresholds = { split: 0.25, problem: 0.5, critical: 2.5 };
+
   decide(assessment: Assessment<TicketRouting>): TicketOutcome {
     const department = assessment.classification('department');
     const team = department.label;
-    const split = department.confidence < 0.25;
-    const critical = assessment.likelihood('problem').above(0.5) && assessment.rating('severity').above(2.5);
+    const split = department.confidence < this.thresholds.split;
+    const critical =
+      assessment.likelihood('problem').above(this.thresholds.problem) &&
+      assessment.rating('severity').above(this.thresholds.critical);
     if (team === null) return TicketOutcome.Triage;
     if (split) return TicketOutcome.Triage;
     if (critical) return TicketOutcome.Triage;

@@ -110,6 +110,20 @@ export class CalibrationResult implements CalibrationResultFields {
   }
 }
 
+/** Where a run's figures come from, as the calibration lock records it (not part of the report's JSON). */
+export interface CalibrationContext {
+  /** The Judgment's registered name. */
+  readonly judgment: string;
+  /** SHA-256 of the labelled cases (Evidence fingerprints, expected Outcomes, truths, languages). */
+  readonly dataset: string | null;
+  /** The connection and driver that answered with each model. */
+  readonly connections: Readonly<Record<string, { readonly connection: string; readonly driver: string }>>;
+  /** The thresholds each measured Decision declares (by Decision name; null when none). */
+  readonly thresholds: Readonly<Record<string, Readonly<Record<string, number>> | null>>;
+  /** When the run ended (ISO 8601). */
+  readonly calibratedAt: string;
+}
+
 /** A temperature fitted to one connection and model's labelled Likelihood answers (`fitTemperature()`). */
 export interface TemperatureResult {
   readonly connection: string;
@@ -132,6 +146,8 @@ export class CalibrationReport {
     results: readonly CalibrationResult[],
     /** Resolutions skipped because their Subject no longer exists (or they never had one). */
     readonly skipped: number = 0,
+    /** Where the figures come from (null for a report built by hand). */
+    readonly context: CalibrationContext | null = null,
     /** Temperatures fitted per connection and model, when the run asked for them (else null). */
     readonly temperatures: readonly TemperatureResult[] | null = null,
   ) {
@@ -142,7 +158,7 @@ export class CalibrationReport {
 
   /** The same report with the fitted temperatures. */
   withTemperatures(temperatures: readonly TemperatureResult[]): CalibrationReport {
-    return new CalibrationReport(this.results, this.skipped, [...temperatures]);
+    return new CalibrationReport(this.results, this.skipped, this.context, [...temperatures]);
   }
 
   /** `{ results: [...], skipped }` (and `temperatures` when fitted), with shares as numbers in [0, 1] or null. */

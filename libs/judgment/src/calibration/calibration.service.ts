@@ -8,7 +8,10 @@ import { isJudgmentClass } from '../registry/judgment.registry';
 import type { Engine } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
 import { withLimitMode } from '../engines/limits/limit-context';
-import { EngineFailed, InvalidCalibration, NoDefaultDecision } from '../errors';
+import { EngineFailed, InvalidCalibration, InvalidSuggestion, NoDefaultDecision } from '../errors';
+import { decisionThresholds } from '../decision/thresholds';
+import { prepareEvidence } from '../definition/evidence';
+import { fingerprint } from '../fingerprint/fingerprint';
 import { ask } from '../judge/ask';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
@@ -17,7 +20,14 @@ import { Recorder } from '../recording/recorder';
 import { type QuestionMap, readQuestions } from '../questions/question';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { mapBounded } from './bounded';
-import type { CalibrationReport } from './calibration.report';
+import type { CalibrationIdentity, CalibrationReport } from './calibration.report';
+import {
+  CalibrationSuggestion,
+  type SuggestOptions,
+  type SuggestionCase,
+  checkSuggestOptions,
+  suggestThresholds,
+} from './threshold-suggestion';
 import { CalibrationTally, likelihoodKeys, measuresOf } from './calibration.tally';
 import { type LoadedCases, datasetCases, resolutionCases } from './case-sources';
 import { LabelledCase } from './labelled-case';
@@ -73,6 +83,22 @@ interface PreparedCase<J extends Judgment> {
 interface AnsweredCase<J extends Judgment> {
   readonly assessment: Assessment<J>;
   readonly outcomes: readonly Outcome[];
+}
+
+/** One answered (or failed) case of a measured run, ready for a suggestion. */
+interface MeasuredAnswer<J extends Judgment> {
+  readonly answered: AnsweredCase<J> | EngineFailed;
+  /** The identity the case files under for a Decision. */
+  identity(decision: ResolvedDecision): CalibrationIdentity;
+  /** The expected Outcome, as each Decision's own value. */
+  readonly expected: readonly Outcome[];
+}
+
+/** What a measured run gives: the report, the Decisions, and each case's answers. */
+interface Measured<J extends Judgment> {
+  readonly report: CalibrationReport;
+  readonly decisions: readonly ResolvedDecision[];
+  readonly answers: readonly MeasuredAnswer<J>[];
 }
 
 interface ResolvedDecision {
@@ -213,6 +239,45 @@ export class CalibrationBuilder<J extends Judgment> {
    * checked before any Engine is asked. A case the Engine fails to assess counts as unassessed.
    */
   async run(options: CalibrationRunOptions = {}): Promise<CalibrationReport> {
+    return (await this.measure(options)).report;
+  }
+
+  /**
+   * Asks the Engine about every case once (like run()), then searches each Decision's thresholds over those answers
+   * (no further Engine call) for the candidate with the lowest review rate whose error rate of automatic Outcomes is
+   * at most `maxError` with probability `confidence` (Learn then Test; see SUGGESTION_METHOD). Each Decision must
+   * declare `thresholds`; the target is checked before any Engine is asked.
+   */
+  async suggest(target: SuggestOptions, options: CalibrationRunOptions = {}): Promise<CalibrationSuggestion> {
+    checkSuggestOptions(target);
+    for (const decision of this.resolveDecisions(judgmentName(this.plan.judgment))) {
+      if (decisionThresholds(decision.instance) === null) {
+        throw new InvalidSuggestion(
+          `${decision.metadata.name} declares no thresholds, so there is nothing to suggest: declare them as data ` +
+            'read by decide(), e.g. `readonly thresholds = { reject: 0.8, approve: 0.3 }`.',
+        );
+      }
+    }
+    const measured = await this.measure(options);
+    const suggestions = measured.decisions.flatMap((decision, position) => {
+      const groups = new Map<string, { identity: CalibrationIdentity; cases: SuggestionCase[] }>();
+      for (const answer of measured.answers) {
+        if (answer.answered instanceof EngineFailed) continue;
+        const identity = answer.identity(decision);
+        const key = JSON.stringify(identity);
+        const group = groups.get(key) ?? { identity, cases: [] };
+        group.cases.push({ assessment: answer.answered.assessment, expected: answer.expected[position] });
+        groups.set(key, group);
+      }
+      return [...groups.values()].map(({ identity, cases }) =>
+        suggestThresholds(decision.instance, decision.metadata, identity, cases, target),
+      );
+    });
+    return new CalibrationSuggestion(measured.report, suggestions);
+  }
+
+  /** Asks every case once and tallies every Decision: the report, and each answer for a suggestion. */
+  private async measure(options: CalibrationRunOptions): Promise<Measured<J>> {
     const { judgment } = this.plan;
     const name = judgmentName(judgment);
     const { cases, skipped } = await this.load();
@@ -269,20 +334,38 @@ export class CalibrationBuilder<J extends Judgment> {
       }
     });
 
+    const context = {
+      judgment: name,
+      dataset: datasetFingerprint(prepared.map((item) => item.labelled)),
+      connections: connectionsByModel(answered, this.services.engines),
+      thresholds: Object.fromEntries(
+        decisions.map((decision) => [decision.metadata.name, decisionThresholds(decision.instance)]),
+      ),
+      calibratedAt: new Date().toISOString(),
+    };
+    const answers: MeasuredAnswer<J>[] = [];
     const tally = new CalibrationTally();
     for (const [index, { item, engine }] of tasks.entries()) {
       const answer = answered[index];
       const model =
         answer instanceof EngineFailed ? (reported.get(engine) ?? engine.model()) : answer.assessment.provenance.model;
       const measures = answer instanceof EngineFailed ? [] : measuresOf(answer.assessment, item.questions);
+      const identityOf = (decision: ResolvedDecision): CalibrationIdentity => ({
+        questions: item.fingerprint,
+        model,
+        decision: decision.metadata.name,
+        decisionVersion: decision.metadata.version,
+        language: item.labelled.language,
+      });
+      answers.push({
+        answered: answer,
+        identity: identityOf,
+        expected: decisions.map(
+          ({ metadata }) => metadata.outcomes.find((o) => String(o) === String(item.labelled.expected)) as Outcome,
+        ),
+      });
       decisions.forEach((decision, position) => {
-        const identity = {
-          questions: item.fingerprint,
-          model,
-          decision: decision.metadata.name,
-          decisionVersion: decision.metadata.version,
-          language: item.labelled.language,
-        };
+        const identity = identityOf(decision);
         if (answer instanceof EngineFailed) {
           tally.unassessed(identity);
           return;
@@ -297,15 +380,15 @@ export class CalibrationBuilder<J extends Judgment> {
         });
       });
     }
-    const report = tally.report(skipped);
-    if (!this.plan.fitTemperature) return report;
+    const report = tally.report(skipped, context);
+    if (!this.plan.fitTemperature) return { report, decisions, answers };
     const assessed = tasks.flatMap(({ item }, index) => {
       const answer = answered[index];
       return answer instanceof EngineFailed
         ? []
         : [{ provenance: answer.assessment.provenance, truth: item.labelled.truth }];
     });
-    return report.withTemperatures(fitTemperatures(assessed));
+    return { report: report.withTemperatures(fitTemperatures(assessed)), decisions, answers };
   }
 
   private with(changes: Partial<CalibrationPlan<J>>): CalibrationBuilder<J> {
@@ -412,4 +495,36 @@ async function decideCase<J extends Judgment>(
       { cause: error },
     );
   }
+}
+
+/** SHA-256 of the labelled cases (Evidence fingerprint, expected Outcome, truth, language, in order). */
+function datasetFingerprint(cases: readonly LabelledCase<Judgment>[]): string {
+  return fingerprint(
+    cases.map((labelled) => [
+      prepareEvidence(labelled.evidence).fingerprint,
+      String(labelled.expected),
+      { ...labelled.truth },
+      labelled.language,
+    ]),
+  );
+}
+
+/** Which connection (and driver) answered with each model. */
+function connectionsByModel(
+  answered: readonly (AnsweredCase<Judgment> | EngineFailed)[],
+  engines: EngineManager,
+): Record<string, { connection: string; driver: string }> {
+  const byModel: Record<string, { connection: string; driver: string }> = {};
+  answered.forEach((answer) => {
+    if (answer instanceof EngineFailed || byModel[answer.assessment.provenance.model]) return;
+    const connection = answer.assessment.provenance.engine;
+    let driver = connection;
+    try {
+      driver = engines.describe(connection).driver;
+    } catch {
+      // A fake or unnamed Engine: its provenance names it.
+    }
+    byModel[answer.assessment.provenance.model] = { connection, driver };
+  });
+  return byModel;
 }

@@ -3,6 +3,7 @@ import type { Assessment } from '../assessment/assessment';
 import type { QuestionMap } from '../questions/question';
 import {
   type CalibrationBand,
+  type CalibrationContext,
   type CalibrationIdentity,
   CalibrationReport,
   CalibrationResult,
@@ -139,8 +140,8 @@ export class CalibrationTally {
   }
 
   /** The report of everything tallied. */
-  report(skipped: number): CalibrationReport {
-    return new CalibrationReport([...this.groups.values()].map(result), skipped);
+  report(skipped: number, context: CalibrationContext | null = null): CalibrationReport {
+    return new CalibrationReport([...this.groups.values()].map(result), skipped, context);
   }
 
   private group(identity: CalibrationIdentity): GroupTally {

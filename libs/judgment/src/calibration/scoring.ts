@@ -1,14 +1,8 @@
 /** The number of bands (and reliability bins): tenths of [0, 1]. */
 export const BAND_COUNT = 10;
 
-/** z of a two-sided 95 % interval. */
-const Z95 = 1.959963984540054;
-
-/** A 95 % interval of a proportion. */
-export interface Interval {
-  readonly low: number;
-  readonly high: number;
-}
+export { type Interval, wilsonInterval } from '../lock/wilson-interval';
+import { type Interval, wilsonInterval } from '../lock/wilson-interval';
 
 /** One bin of a reliability table: the cases whose predicted probability fell in [from, to). */
 export interface ReliabilityBin {
@@ -46,17 +40,6 @@ export function bandBounds(index: number): { from: number; to: number } {
 /** `part / whole`, or null when whole is 0. */
 export function share(part: number, whole: number): number | null {
   return whole === 0 ? null : part / whole;
-}
-
-/** The Wilson score 95 % interval of `successes` out of `trials`; null when there are no trials. */
-export function wilsonInterval(successes: number, trials: number): Interval | null {
-  if (trials === 0) return null;
-  const p = successes / trials;
-  const z2 = Z95 * Z95;
-  const denominator = 1 + z2 / trials;
-  const centre = (p + z2 / (2 * trials)) / denominator;
-  const half = (Z95 * Math.sqrt((p * (1 - p)) / trials + z2 / (4 * trials * trials))) / denominator;
-  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
 }
 
 /** The Brier score: mean squared distance between the probability and the truth (0 is perfect); null when empty. */

@@ -1,6 +1,14 @@
 import type { Type } from '@nestjs/common';
 import { Presets, SingleBar } from 'cli-progress';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import { renameSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { reportHtml } from './report.html';
+import { lockCalibration } from '../calibration/calibration-lock.update';
+import type { CalibrationReport } from '../calibration/calibration.report';
+import { CalibrationLock } from '../lock/calibration-lock';
+import { CliUsageError } from './cli.errors';
+import { formatSuggestion } from './suggestion.format';
 import { Calibration } from '../calibration/calibration.service';
 import { EngineManager } from '../engines/engine.manager';
 import { type Decision, decisionMetadata } from '../decision/decision.decorator';
@@ -19,11 +27,23 @@ export interface EvalOptions {
   concurrency?: number;
   fitTemperature?: boolean;
   json?: boolean;
+  suggest?: boolean;
+  maxError?: number;
+  confidence?: number;
+  maxReview?: number;
+  /** `true` for the default lock file, or its path. */
+  lock?: boolean | string;
+  html?: string;
 }
+
+/** The lock file `--lock` writes when given no path. */
+export const DEFAULT_LOCK_FILE = 'judgment.lock.json';
 
 /**
  * `judgment eval <judgment> [--dataset=cases.json] [--decision=…]… [--engine=…]… [--fit-temperature] [--json]`: calibrates a Judgment's
  * Decisions against labelled cases (a dataset, else the recorded Resolutions). Every case is a paid Engine round.
+ * `--suggest --max-error 0.05 --confidence 0.95 [--max-review 0.4]` also searches thresholds over the same answers
+ * (exit 1 when none meets the target); `--lock [path]` writes the figures to the calibration lock.
  */
 export function addEvalCommand(program: Command, context: CliContext): void {
   program
@@ -38,6 +58,12 @@ export function addEvalCommand(program: Command, context: CliContext): void {
     )
     .option('--fit-temperature', 'also fit a temperature per connection to the Likelihood truths (openai driver)')
     .option('--json', 'print only the report as JSON')
+    .option('--suggest', 'suggest thresholds with a finite-sample guarantee (no further Engine call)')
+    .option('--max-error <share>', 'with --suggest: largest error rate of automatic Outcomes, in (0, 1)', share)
+    .option('--confidence <share>', 'with --suggest: probability the error stays within --max-error', share)
+    .option('--max-review <share>', 'with --suggest: largest review rate, in (0, 1]', share)
+    .option('--html <path>', 'also write the report (and suggestions) as one self-contained HTML page')
+    .option('--lock [path]', `write the figures to the calibration lock (default ${DEFAULT_LOCK_FILE})`)
     .action((name: string, options: EvalOptions) => runEval(context, name, options));
 }
 
@@ -47,7 +73,7 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
   try {
     await context.start();
     const registry = context.get(JudgmentRegistry);
-    let builder = context.get(Calibration).for(findJudgment(registry, name));
+    let builder = context.get(Calibration).for(findJudgment(context, name));
     if (options.dataset !== undefined) builder = builder.fromDataset(options.dataset);
     if (options.decision?.length)
       builder = builder.decisions(...options.decision.map((d) => findDecision(registry, d)));
@@ -55,16 +81,39 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
     if (options.concurrency !== undefined) builder = builder.concurrency(options.concurrency);
     if (options.fitTemperature === true) builder = builder.fitTemperature();
     const engines = context.get(EngineManager);
-    const report = await builder.run({
-      onStart: (rounds) => {
+    const run = {
+      onStart: (rounds: ReadonlyMap<string, number>) => {
         const expected = expectedDuration(engines, rounds);
         if (expected) process.stderr.write(`${expected}\n`);
       },
-      onProgress: (done, total) => progress.update(done, total),
-    });
+      onProgress: (done: number, total: number) => progress.update(done, total),
+    };
+    if (options.suggest) {
+      if (options.maxError === undefined || options.confidence === undefined) {
+        throw new CliUsageError('--suggest needs --max-error <share> and --confidence <share>, e.g. 0.05 and 0.95.');
+      }
+      const suggestion = await builder.suggest(
+        {
+          maxError: options.maxError,
+          confidence: options.confidence,
+          ...(options.maxReview === undefined ? {} : { maxReviewRate: options.maxReview }),
+        },
+        run,
+      );
+      progress.stop();
+      const lock = writeLock(options.lock, suggestion.report);
+      writeHtml(options.html, reportHtml(suggestion.report, suggestion));
+      if (json) printJson({ ...suggestion.toJSON(), ...(lock ? { lock } : {}) });
+      else print([formatSuggestion(suggestion), ...(lock ? [`Wrote the calibration lock ${lock}.`] : [])].join('\n\n'));
+      if (!suggestion.met) process.exitCode = 1;
+      return;
+    }
+    const report = await builder.run(run);
     progress.stop();
-    if (json) printJson(report);
-    else print(formatReport(report));
+    const lock = writeLock(options.lock, report);
+    writeHtml(options.html, reportHtml(report));
+    if (json) printJson(lock ? { ...report.toJSON(), lock } : report);
+    else print([formatReport(report), ...(lock ? [`Wrote the calibration lock ${lock}.`] : [])].join('\n\n'));
   } catch (error) {
     progress.stop();
     fail(error, json);
@@ -97,6 +146,32 @@ function formatSeconds(seconds: number): string {
   return `${minutes} min ${seconds % 60} s`;
 }
 
+/** Writes the run's figures to the lock when `--lock` was given; returns its path. Nothing is written on failure. */
+function writeLock(option: boolean | string | undefined, report: CalibrationReport): string | null {
+  if (option === undefined || option === false) return null;
+  const path = resolve(option === true ? DEFAULT_LOCK_FILE : option);
+  lockCalibration(CalibrationLock.readOrEmpty(path), report).write();
+  return path;
+}
+
+/** Writes the HTML page when `--html` was given (to a temporary file renamed over the target). */
+function writeHtml(path: string | undefined, html: string): void {
+  if (path === undefined) return;
+  const target = resolve(path);
+  const temporary = `${target}.${process.pid}.tmp`;
+  writeFileSync(temporary, html);
+  renameSync(temporary, target);
+}
+
+/** A share option: a number; the library says what range it must be in. */
+function share(value: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number)) {
+    throw new InvalidArgumentError(`expected a number such as 0.05; got ${JSON.stringify(value)}.`);
+  }
+  return number;
+}
+
 /** Collects a repeatable option's values. */
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -126,8 +201,9 @@ class Progress {
   }
 }
 
-/** A registered Judgment by registered name, else by class name. */
-function findJudgment(registry: JudgmentRegistry, name: string): Type<Judgment> {
+/** A registered Judgment of the app by registered name, else by class name. */
+export function findJudgment(context: CliContext, name: string): Type<Judgment> {
+  const registry = context.get(JudgmentRegistry);
   if (registry.hasJudgment(name)) return registry.judgment(name);
   const found = registry.judgments().find((cls) => cls.name === name);
   if (found) return found;

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { CliContext } from './cli.context';
+import { addAuditCommand } from './audit.command';
 import { addCheckCommand } from './check.command';
 import { addEvalCommand } from './eval.command';
 import { addExplainCommand } from './explain.command';
@@ -10,7 +11,7 @@ import { addReviewExpireCommand } from './review-expire.command';
 import { addStatusCommand } from './status.command';
 
 /**
- * The `judgment` commands (`eval`, `status`, `check`, `explain`, `make:judgment`, `make:decision`, `prune`,
+ * The `judgment` commands (`eval`, `audit`, `status`, `check`, `explain`, `make:judgment`, `make:decision`, `prune`,
  * `review:expire`) as a commander program. The commands that need the app boot it through `context`; the generators
  * never do.
  */
@@ -20,6 +21,7 @@ export function judgmentProgram(context: CliContext): Command {
     .description('Calibrate, inspect and scaffold the Judgments of a Nest app')
     .exitOverride();
   addEvalCommand(program, context);
+  addAuditCommand(program, context);
   addStatusCommand(program, context);
   addCheckCommand(program, context);
   addExplainCommand(program, context);

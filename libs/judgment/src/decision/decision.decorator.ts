@@ -57,6 +57,11 @@ export interface DecisionOptions<O extends Outcome = Outcome> {
   version?: string | number;
   /** Stable name stored in records and used by the CLI. Default: the class name. */
   name?: string;
+  /**
+   * Share of automatic Outcomes, in [0, 1], also sent to reviewers as an audit (e.g. 0.02): the Outcome stands and
+   * its Actions run; the audit measures it. Default 0. The module option `calibration.audit` may override it.
+   */
+  audit?: number;
   /** Name of the Outcome enum, stored as `outcome_type` (an enum object has no name at run time). Default: the
    *  Decision's name. */
   outcomeType?: string;
@@ -71,6 +76,8 @@ export interface DecisionMetadata {
   readonly reviewDeadline: ReviewDeadline | null;
   readonly version: string | null;
   readonly outcomeType: string;
+  /** Share of automatic Outcomes sampled for an audit (0 when none). */
+  readonly audit: number;
 }
 
 const decisions = new WeakMap<Function, DecisionMetadata>();
@@ -102,6 +109,12 @@ export function Decision<O extends Outcome>(options: DecisionOptions<O>): ClassD
         );
       }
     }
+    const audit = options.audit ?? 0;
+    if (typeof audit !== 'number' || !(audit >= 0 && audit <= 1)) {
+      throw new InvalidDecision(
+        `@Decision() of ${name} has audit ${JSON.stringify(audit)}: give a share in [0, 1], e.g. 0.02.`,
+      );
+    }
     decisions.set(target, {
       name,
       outcomes: Object.freeze(outcomes),
@@ -109,6 +122,7 @@ export function Decision<O extends Outcome>(options: DecisionOptions<O>): ClassD
       reviewDeadline: reviewDeadline(name, review, outcomes),
       version: options.version === undefined ? null : String(options.version),
       outcomeType: options.outcomeType ?? name,
+      audit,
     });
   };
 }

@@ -9,4 +9,5 @@ export * from './generator.errors';
 export * from './testing.errors';
 export * from './check.errors';
 export { MissingPeerDependency, type PeerProblem } from './peer.errors';
+export * from './calibration.errors';
 export * from './review.errors';

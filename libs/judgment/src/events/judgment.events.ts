@@ -5,6 +5,7 @@ import type { Outcome } from '../definition/outcome';
 import type { EngineFailed } from '../errors';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { Reviewer } from '../persistence/reviewer';
+import type { AuditAgreement } from '../lock/audit-agreement';
 
 /** An Engine answered (or the cache did) and the Assessment was recorded when persistence is on. */
 export class AssessmentCompleted<J extends Judgment = Judgment> {
@@ -102,6 +103,77 @@ export class ReviewExpired<O extends Outcome = Outcome> {
   ) {}
 }
 
+/** The identity a decision ran under, as the drift guard compares it with the calibration lock. */
+export interface DecisionIdentity {
+  readonly judgment: string;
+  readonly decision: string;
+  readonly decisionVersion: string | null;
+  /** The full fingerprint of the Questions asked. */
+  readonly questions: string;
+  /** The versioned model the Engine reported. */
+  readonly model: string;
+  readonly language: string | null;
+  readonly thresholds: Readonly<Record<string, number>> | null;
+}
+
+/**
+ * A decision ran under an identity the calibration lock does not vouch for (another model, other Questions, another
+ * Decision version or thresholds, or no lock entry). Fires once per new identity per process, whatever `onDrift`
+ * says ('review' also sends the automatic Outcomes of that identity to Review; 'warn' only announces and logs).
+ */
+export class CalibrationDrifted {
+  static readonly NAME = 'judgment.calibration.drifted';
+  constructor(
+    readonly identity: DecisionIdentity,
+    /** Why the identity is not the locked one, in one sentence. */
+    readonly reason: string,
+    readonly policy: 'review' | 'warn',
+    /** The lock file compared with. */
+    readonly lock: string,
+    /** The record of the decision that first showed the drift, or null. */
+    readonly record: AssessmentRecord | null,
+  ) {}
+}
+
+/** An automatic Outcome was sampled for an audit: it stands (its Actions run), and a reviewer is asked to check it. */
+export class AuditRequested<J extends Judgment = Judgment, O extends Outcome = Outcome> {
+  static readonly NAME = 'judgment.audit.requested';
+  constructor(
+    readonly judgment: J,
+    readonly assessment: Assessment<J>,
+    readonly outcome: O,
+    readonly record: AssessmentRecord,
+  ) {}
+}
+
+/** A reviewer audited an automatic Outcome: `agreed` when their Outcome is the automatic one. */
+export class AuditResolved<O extends Outcome = Outcome> {
+  static readonly NAME = 'judgment.audit.resolved';
+  constructor(
+    readonly record: AssessmentRecord,
+    readonly outcome: O,
+    readonly auditOutcome: O,
+    readonly reviewer: Reviewer,
+  ) {}
+
+  get agreed(): boolean {
+    return this.outcome === this.auditOutcome;
+  }
+}
+
+/**
+ * The audited accuracy of an identity's automatic Outcomes fell below its calibration: the Wilson interval of the
+ * resolved audits lies wholly below the lock's accuracy interval (the rule `judgment audit` exits 1 on).
+ */
+export class AgreementDropped {
+  static readonly NAME = 'judgment.audit.agreement-dropped';
+  constructor(
+    readonly agreement: AuditAgreement,
+    /** The audit whose resolution showed the drop. */
+    readonly record: AssessmentRecord,
+  ) {}
+}
+
 export type JudgmentEvent =
   | AssessmentCompleted
   | AssessmentFailed
@@ -110,4 +182,8 @@ export type JudgmentEvent =
   | ReviewResolved
   | ReviewClaimed
   | ReviewReleased
-  | ReviewExpired;
+  | ReviewExpired
+  | CalibrationDrifted
+  | AuditRequested
+  | AuditResolved
+  | AgreementDropped;

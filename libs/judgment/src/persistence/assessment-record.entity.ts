@@ -9,6 +9,7 @@ import { AWAITING_REVIEW, UNASSESSED } from './record-indexes';
 @Index('judgment_assessments_awaiting_review_judgment_index', ['judgment', 'id'], { where: AWAITING_REVIEW })
 @Index('judgment_assessments_unassessed_index', ['id'], { where: UNASSESSED })
 @Index('judgment_assessments_unassessed_judgment_index', ['judgment', 'id'], { where: UNASSESSED })
+@Index('judgment_assessments_audit_index', ['auditRequestedAt', 'auditedAt'])
 export class AssessmentRecord {
   @PrimaryGeneratedColumn()
   id!: number;
@@ -74,6 +75,10 @@ export class AssessmentRecord {
   @Column({ name: 'decision_version', type: 'varchar', length: 255, nullable: true })
   decisionVersion!: string | null;
 
+  /** The thresholds the Decision decided with (its `thresholds` property), or null when it declares none. */
+  @Column({ name: 'decision_thresholds', type: 'json', nullable: true })
+  decisionThresholds!: Record<string, number> | null;
+
   @Column({ name: 'outcome_type', type: 'varchar', length: 255, nullable: true })
   outcomeType!: string | null;
 
@@ -87,6 +92,13 @@ export class AssessmentRecord {
 
   @Column({ name: 'review_requested_at', type: Date, nullable: true })
   reviewRequestedAt!: Date | null;
+
+  /**
+   * Why the record went to Review although its Outcome was automatic (e.g. the calibration drift guard: the model or
+   * Questions differ from the lock's); null when the Outcome itself needs a person.
+   */
+  @Column({ name: 'review_reason', type: 'text', nullable: true })
+  reviewReason!: string | null;
 
   /** The reviewer's Outcome, as a string. */
   @Column({ type: 'varchar', length: 255, nullable: true })
@@ -116,6 +128,23 @@ export class AssessmentRecord {
   @Column({ name: 'review_deadline_at', type: Date, nullable: true })
   reviewDeadlineAt!: Date | null;
 
+  /** When the automatic Outcome was sampled for an audit (it still stood and its Actions ran); null when not. */
+  @Column({ name: 'audit_requested_at', type: Date, nullable: true })
+  auditRequestedAt!: Date | null;
+
+  /** The auditor's Outcome, as a string: equal to `outcome` when the automatic Outcome was right. */
+  @Column({ name: 'audit_resolution', type: 'varchar', length: 255, nullable: true })
+  auditResolution!: string | null;
+
+  @Column({ name: 'audit_resolver_type', type: 'varchar', length: 255, nullable: true })
+  auditResolverType!: string | null;
+
+  @Column({ name: 'audit_resolver_id', type: 'varchar', length: 255, nullable: true })
+  auditResolverId!: string | null;
+
+  @Column({ name: 'audited_at', type: Date, nullable: true })
+  auditedAt!: Date | null;
+
   @Index('judgment_assessments_created_at_index')
   @CreateDateColumn({ name: 'created_at' })
   createdAt!: Date;
@@ -143,5 +172,10 @@ export class AssessmentRecord {
     const expiresAt = new Date(this.claimExpiresAt);
     if (expiresAt.getTime() <= now.getTime()) return null;
     return { holder: { type: this.claimHolderType, id: this.claimHolderId }, expiresAt };
+  }
+
+  /** Sampled for an audit and not yet audited. */
+  isAwaitingAudit(): boolean {
+    return this.auditRequestedAt !== null && this.auditedAt === null;
   }
 }

@@ -1,5 +1,6 @@
 import { AssessmentRecord } from './assessment-record.entity';
 import { CreateJudgmentAssessments1764400000000 } from './migrations/1764400000000-create-judgment-assessments';
+import { CalibrationColumns1764500000000 } from './migrations/1764500000000-calibration-columns';
 import { ReviewClaims1764600000000 } from './migrations/1764600000000-review-claims';
 import { DecisionTrace1764800000000 } from './migrations/1764800000000-decision-trace';
 import { ReviewIndexes1764900000000 } from './migrations/1764900000000-review-indexes';
@@ -9,6 +10,7 @@ export const judgmentEntities = [AssessmentRecord];
 /** The migrations that create the package's tables (PostgreSQL and SQLite). */
 export const judgmentMigrations = [
   CreateJudgmentAssessments1764400000000,
+  CalibrationColumns1764500000000,
   ReviewClaims1764600000000,
   DecisionTrace1764800000000,
   ReviewIndexes1764900000000,

@@ -21,6 +21,16 @@ const AWAITING_REVIEW = 'review_requested_at IS NOT NULL AND resolved_at IS NULL
 const HELD_BY = 'claim_holder_type = :holderType AND claim_holder_id = :holderId';
 const FREE_OR_HELD_BY = `(claim_holder_type IS NULL OR claim_expires_at <= :now OR (${HELD_BY}))`;
 
+/** The columns a decision writes: which Decision (version, thresholds) decided which Outcome. */
+export interface DecisionColumns {
+  readonly decision: string;
+  readonly decisionVersion: string | null;
+  readonly decisionThresholds: Record<string, number> | null;
+  readonly outcomeType: string;
+  readonly outcome: string;
+  readonly decisionTrace: DecisionTrace | null;
+}
+
 /** What is known about one attempt before the Engine is asked: the columns every record of it shares. */
 export interface AttemptContext {
   readonly name: string;
@@ -104,30 +114,32 @@ export class RecordWriter {
   }
 
   /**
-   * Writes a decision in one conditional UPDATE guarded by `review_requested_at IS NULL`, so once a record is in
+   * Writes a decision in one conditional UPDATE (with, when asked, the Review it enters and why, or the audit it is
+   * sampled for) guarded by `review_requested_at IS NULL`, so once a record is in
    * Review it keeps the Outcome that sent it there. Returns whether the row was written, and the row as it now is.
    */
   async recordDecision(
     id: number,
-    columns: {
-      decision: string;
-      decisionVersion: string | null;
-      outcomeType: string;
-      outcome: string;
-      decisionTrace: DecisionTrace | null;
+    columns: DecisionColumns,
+    entering: {
+      review: boolean;
+      reviewReason?: string | null;
+      audit?: boolean;
+      /** Milliseconds the record may wait in Review before its deadline (null or absent: no deadline). */
+      reviewDeadline?: number | null;
     },
-    entersReview: boolean,
-    /** Milliseconds the record may wait in Review before its deadline (null: no deadline). */
-    reviewDeadline: number | null = null,
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
     const now = new Date();
-    const review = entersReview
+    const deadline = entering.reviewDeadline ?? null;
+    const review = entering.review
       ? {
           reviewRequestedAt: now,
-          ...(reviewDeadline === null ? {} : { reviewDeadlineAt: new Date(now.getTime() + reviewDeadline) }),
+          reviewReason: entering.reviewReason ?? null,
+          ...(deadline === null ? {} : { reviewDeadlineAt: new Date(now.getTime() + deadline) }),
         }
       : {};
-    return this.updateIf(id, { ...columns, ...review }, ['review_requested_at IS NULL']);
+    const audit = entering.audit ? { auditRequestedAt: now } : {};
+    return this.updateIf(id, { ...columns, ...review, ...audit }, ['review_requested_at IS NULL']);
   }
 
   /**
@@ -242,6 +254,20 @@ export class RecordWriter {
     const [row] = returning && Array.isArray(result.raw) ? (result.raw as Record<string, unknown>[]) : [];
     if (row) return { written: true, record: this.hydrate(row) };
     return { written: result.affected === 1, record: await repository.findOneBy({ id }) };
+  }
+
+  /**
+   * Writes an audit's Outcome in one conditional UPDATE guarded by `audit_requested_at IS NOT NULL AND audited_at IS
+   * NULL`, so of concurrent auditors exactly one is recorded. Returns whether the row was written, and the row now.
+   */
+  async recordAudit(
+    id: number,
+    columns: { auditResolution: string; auditResolverType: string; auditResolverId: string },
+  ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
+    return this.updateIf(id, { ...columns, auditedAt: new Date() }, [
+      'audit_requested_at IS NOT NULL',
+      'audited_at IS NULL',
+    ]);
   }
 
   /** An entity from a row of `RETURNING *`, each column read as TypeORM reads it in a find. */

@@ -3,10 +3,11 @@ import type { Assessment, Decider, DecisionRecording } from '../assessment/asses
 import { applyTracedDecision } from '../decision/apply-decision';
 import type { DecisionTrace } from '../decision/decision-trace';
 import { type Decision, decisionMetadata, isDecision } from '../decision/decision.decorator';
+import { decisionThresholds } from '../decision/thresholds';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
 import { AssessmentNotRecorded, InvalidDecision } from '../errors';
-import { AssessmentDecided, ReviewRequested } from '../events/judgment.events';
+import { AssessmentDecided, AuditRequested, ReviewRequested } from '../events/judgment.events';
 import type { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
@@ -15,10 +16,14 @@ import type { JudgmentRegistry } from '../registry/judgment.registry';
 import type { ReviewDeadlineScheduler } from './review-deadline.scheduler';
 import { judgmentInstruments } from '../telemetry/judgment.metrics';
 import { type Context, SpanKind, activeContext, inSpan } from '../telemetry/judgment.tracing';
+import type { AuditSampler } from './audit.sampler';
+import type { CalibrationGuard } from './calibration.guard';
 
 /** The module services a RecordLink works with, handed over by the Recorder that makes links. */
 export interface LinkServices {
   readonly rows: RecordWriter;
+  readonly guard: CalibrationGuard;
+  readonly audits: AuditSampler;
   readonly events: JudgmentEventsPublisher;
   readonly logger: JudgmentLogger;
   readonly registry: JudgmentRegistry;
@@ -143,29 +148,43 @@ export class RecordLink implements DecisionRecording {
       );
     }
     const metadata = decisionMetadata(decision.constructor);
-    let entersReview = metadata.review.has(outcome) && !this.awaitingReview;
+    const thresholds = decisionThresholds(decision);
+    const drift = this.services.guard.check(assessment, decision, metadata);
+    // A drifted identity's automatic Outcome goes to Review instead of acting, when the guard says 'review'.
+    const driftReview = drift?.policy === 'review' && !metadata.review.has(outcome);
+    let entersReview = (metadata.review.has(outcome) || driftReview) && !this.awaitingReview;
+    // An automatic Outcome that acts may be sampled for an audit (once per record): it still stands.
+    let audited =
+      this.current !== null &&
+      !metadata.review.has(outcome) &&
+      !entersReview &&
+      !this.awaitingReview &&
+      this.current.auditRequestedAt === null &&
+      this.services.audits.sample(metadata);
     if (this.current) {
       try {
         const id = this.current.id;
         const columns = {
           decision: metadata.name,
           decisionVersion: metadata.version,
+          decisionThresholds: thresholds === null ? null : { ...thresholds },
           outcomeType: metadata.outcomeType,
           outcome: String(outcome),
           decisionTrace: trace,
         };
+        const entering = {
+          review: entersReview,
+          reviewReason: driftReview ? `Calibration drift: ${drift.reason}` : null,
+          audit: audited,
+          reviewDeadline: entersReview ? (metadata.reviewDeadline?.after ?? null) : null,
+        };
         const { written, record } = await inSpan(
           'judgment.record',
           { kind: SpanKind.CLIENT, attributes: rows.spanAttributes('UPDATE') },
-          () =>
-            rows.recordDecision(
-              id,
-              columns,
-              entersReview,
-              entersReview ? (metadata.reviewDeadline?.after ?? null) : null,
-            ),
+          () => rows.recordDecision(id, columns, entering),
         );
         entersReview = entersReview && written;
+        audited = audited && written;
         // Refresh the caller's instance in place, so the record an event or caller holds shows the row as it is.
         if (record) Object.assign(this.current, record);
       } catch (error) {
@@ -178,10 +197,12 @@ export class RecordLink implements DecisionRecording {
         }
         logger.warn('Judgment not recorded.', { ...assessment.logContext(), exception: describeError(error) });
         this.current = null;
+        audited = false;
       }
     }
     logger.info('Judgment decided.', { ...assessment.logContext(), decision: metadata.name, outcome });
     const record = this.current;
+    if (drift) await this.services.guard.announce(drift, record);
     if (entersReview) {
       this.awaitingReview = true;
       this.reviewOutcome = outcome;
@@ -189,6 +210,7 @@ export class RecordLink implements DecisionRecording {
       if (record?.reviewDeadlineAt) await this.scheduleDeadline(record.id, record.reviewDeadlineAt);
       await events.emit(new ReviewRequested(assessment.judgment, assessment, outcome, record, requestedAt));
     }
+    if (audited && record) await events.emit(new AuditRequested(assessment.judgment, assessment, outcome, record));
     await events.emit(new AssessmentDecided(assessment.judgment, assessment, decision, outcome, record));
   }
 

@@ -8,6 +8,8 @@ import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { type AttemptContext, RecordWriter } from '../persistence/record.writer';
+import { AuditSampler } from './audit.sampler';
+import { CalibrationGuard } from './calibration.guard';
 import { type LinkServices, RecordLink } from './record-link';
 import { REVIEW_DEADLINE_SCHEDULER, type ReviewDeadlineScheduler } from './review-deadline.scheduler';
 
@@ -26,10 +28,14 @@ export class Recorder {
     events: JudgmentEventsPublisher,
     registry: JudgmentRegistry,
     private readonly moduleRef: ModuleRef,
+    guard: CalibrationGuard,
+    audits: AuditSampler,
     @Optional() @Inject(REVIEW_DEADLINE_SCHEDULER) deadlines?: ReviewDeadlineScheduler,
   ) {
     this.services = {
       rows,
+      guard,
+      audits,
       events,
       logger,
       registry,

@@ -92,6 +92,24 @@ export class AssessmentRecords {
     return this.queries.awaitingReview(filter);
   }
 
+  /** Automatic Outcomes sampled for an audit and not yet audited (listed apart from Reviews). */
+  awaitingAudit(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
+    return this.queries.awaitingAudit(filter);
+  }
+
+  /** Audited automatic Outcomes. */
+  audited(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
+    return this.queries.audited(filter);
+  }
+
+  /**
+   * Audits an automatic Outcome: the auditor's Outcome (the automatic one when it was right) is recorded beside it,
+   * as race-safe as a Resolution; the automatic Outcome stands. Announces AuditResolved (and AgreementDropped).
+   */
+  resolveAudit(record: AssessmentRecord, auditOutcome: Outcome, reviewer: Reviewer): Promise<AssessmentRecord> {
+    return this.resolver.resolveAudit(record, auditOutcome, reviewer);
+  }
+
   /** Records with answers (not Unassessed attempts). */
   answered(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
     return this.queries.answered(filter);

@@ -44,6 +44,16 @@ export class RecordQueries {
     return this.query({ reviewRequestedAt: Not(IsNull()), resolvedAt: IsNull() }, filter);
   }
 
+  /** Automatic Outcomes sampled for an audit and not yet audited (listed apart from Reviews). */
+  awaitingAudit(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
+    return this.query({ auditRequestedAt: Not(IsNull()), auditedAt: IsNull() }, filter);
+  }
+
+  /** Audited automatic Outcomes (their auditor's Outcome is `auditResolution`). */
+  audited(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
+    return this.query({ auditedAt: Not(IsNull()) }, filter);
+  }
+
   /** Records with answers (not Unassessed attempts). */
   answered(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
     return this.query({ failureType: IsNull() }, filter);

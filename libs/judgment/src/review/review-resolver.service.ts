@@ -3,7 +3,10 @@ import { decisionMetadata } from '../decision/decision.decorator';
 import type { Outcome } from '../definition/outcome';
 import { JudgmentRegistry } from '../registry/judgment.registry';
 import { InvalidResolution, ReviewClaimConflict } from '../errors';
-import { ReviewResolved } from '../events/judgment.events';
+import { IsNull, Not } from 'typeorm';
+import { AgreementDropped, AuditResolved, ReviewResolved } from '../events/judgment.events';
+import { type AuditAgreement, auditAgreements } from '../lock/audit-agreement';
+import { CalibrationGuard } from '../recording/calibration.guard';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { EntityReference } from '../persistence/entity-reference';
@@ -21,6 +24,7 @@ export class ReviewResolver {
     private readonly registry: JudgmentRegistry,
     private readonly events: JudgmentEventsPublisher,
     private readonly access: ReviewAccess,
+    private readonly guard: CalibrationGuard,
   ) {}
 
   /**
@@ -76,10 +80,71 @@ export class ReviewResolver {
     return record;
   }
 
+  /**
+   * Resolves an audit of an automatic Outcome with the auditor's Outcome (the automatic one when it was right), as
+   * race-safe as a Review: the ResolutionPolicy is asked, then one conditional UPDATE lets exactly one auditor win.
+   * The automatic Outcome is left as it stood. Announces AuditResolved, then AgreementDropped when the identity's
+   * audited accuracy now lies wholly below the calibration lock's interval.
+   */
+  async resolveAudit(record: AssessmentRecord, auditOutcome: Outcome, reviewer: Reviewer): Promise<AssessmentRecord> {
+    await this.access.authorize(record, reviewer, 'resolve');
+    const resolver = this.access.reviewerReference(reviewer);
+    if (!record.isAwaitingAudit()) {
+      throw new InvalidResolution(
+        record.auditedAt !== null
+          ? `Record #${record.id} was already audited (${JSON.stringify(record.auditResolution)} by ` +
+              `${record.auditResolverType} #${record.auditResolverId}); an audit is final.`
+          : `Record #${record.id} was not sampled for an audit: list audits with awaitingAudit().`,
+      );
+    }
+    const { outcomes, resolved } = this.checkOutcome(record, auditOutcome);
+    const { written, record: fresh } = await this.rows.recordAudit(record.id, {
+      auditResolution: String(resolved),
+      auditResolverType: resolver.type,
+      auditResolverId: resolver.id,
+    });
+    if (!fresh) throw new InvalidResolution(`Record #${record.id} no longer exists (was it pruned?).`);
+    Object.assign(record, fresh);
+    if (!written) {
+      throw new InvalidResolution(
+        `Record #${record.id} was already audited (${JSON.stringify(fresh.auditResolution)} by ` +
+          `${fresh.auditResolverType} #${fresh.auditResolverId}); an audit is final.`,
+      );
+    }
+    const automatic = outcomes.find((outcome) => String(outcome) === fresh.outcome) ?? (fresh.outcome as Outcome);
+    await this.events.emit(new AuditResolved(record, automatic, resolved, reviewer));
+    const agreement = await this.agreementOf(record);
+    if (agreement?.dropped) await this.events.emit(new AgreementDropped(agreement, record));
+    return record;
+  }
+
+  /** The audited accuracy of the record's identity beside the lock's. */
+  private async agreementOf(record: AssessmentRecord): Promise<AuditAgreement | null> {
+    const lock = this.guard.calibrationLock;
+    if (!lock) return null;
+    const audits = await this.rows.repository().find({
+      where: {
+        judgment: record.judgment,
+        decision: record.decision ?? IsNull(),
+        decisionVersion: record.decisionVersion ?? IsNull(),
+        questionsFingerprint: record.questionsFingerprint,
+        model: record.model ?? IsNull(),
+        auditedAt: Not(IsNull()),
+      },
+    });
+    return auditAgreements(audits, lock)[0] ?? null;
+  }
+
   /** The in-memory checks, in order; resolves the resolution to the value of the Decision's enum. */
   private checkResolution(record: AssessmentRecord, resolution: Outcome) {
     if (record.isResolved()) throw alreadyResolved(record);
     if (!record.isAwaitingReview() || record.decision === null) throw notAwaitingReview(record);
+    return this.checkOutcome(record, resolution);
+  }
+
+  /** A reviewer's Outcome, checked against the record's Decision and resolved to its enum's value. */
+  private checkOutcome(record: AssessmentRecord, resolution: Outcome) {
+    if (record.decision === null) throw notAwaitingReview(record);
     if (!this.registry.hasDecision(record.decision)) {
       throw new InvalidResolution(
         `Record #${record.id} was decided by ${record.decision}, which is not registered, so its Outcomes are unknown: ` +

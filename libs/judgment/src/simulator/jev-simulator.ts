@@ -126,13 +126,13 @@ function hex8(n: number): string {
 
 export class JevSimulator {
   readonly mode: SimulatorMode;
-  readonly model: string;
   readonly apiKey?: string;
   readonly maxConcurrent: number;
   readonly maxLabels: number;
   readonly models: ReadonlyArray<ModelInfo>;
 
   private latency: number;
+  private currentModel: string;
   private readonly logRequests: boolean;
   private readonly maxLog: number;
   private readonly onRequest?: (entry: LoggedRequest) => void;
@@ -153,7 +153,7 @@ export class JevSimulator {
 
   constructor(options: JevSimulatorOptions = {}) {
     this.mode = options.mode ?? 'jev';
-    this.model = options.model ?? DEFAULT_JEV_MODEL;
+    this.currentModel = options.model ?? DEFAULT_JEV_MODEL;
     this.apiKey = options.apiKey;
     this.latency = Math.max(0, options.latencyMs ?? 0);
     this.logRequests = options.logRequests ?? true;
@@ -271,6 +271,21 @@ export class JevSimulator {
 
   setLatency(ms: number): this {
     this.latency = Math.max(0, ms);
+    return this;
+  }
+
+  /** The versioned model reported (and that `jev-latest`/`jev-preview` resolve to). */
+  get model(): string {
+    return this.currentModel;
+  }
+
+  /**
+   * Moves the aliases to another versioned model (as a provider does when it ships a release): later answers report
+   * it. The pinned models named before stay accepted.
+   */
+  setModel(model: string): this {
+    this.currentModel = model;
+    this.knownModels.add(model);
     return this;
   }
 

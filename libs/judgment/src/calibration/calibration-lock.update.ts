@@ -1,0 +1,56 @@
+import { InvalidCalibrationLock } from '../errors';
+import { type CalibrationLock, type LockedDecision, type LockedIdentity } from '../lock/calibration-lock';
+import type { CalibrationReport, CalibrationResult } from './calibration.report';
+
+/**
+ * The lock with a calibration run's figures: per Decision × version, the entry is replaced by the identities this run
+ * measured (Questions × model × language, with n, accuracy and review rate with intervals, Brier/ECE, thresholds,
+ * dataset fingerprint and date). Other Judgments' and Decisions' entries stay as they are.
+ */
+export function lockCalibration(lock: CalibrationLock, report: CalibrationReport): CalibrationLock {
+  const context = report.context;
+  if (!context) {
+    throw new InvalidCalibrationLock(
+      lock.file,
+      null,
+      'cannot be updated from a report built by hand: run a calibration.',
+    );
+  }
+  const byDecision = new Map<string, CalibrationResult[]>();
+  for (const result of report.results) {
+    const key = JSON.stringify([result.identity.decision, result.identity.decisionVersion]);
+    byDecision.set(key, [...(byDecision.get(key) ?? []), result]);
+  }
+  let updated = lock;
+  for (const results of byDecision.values()) {
+    const { decision, decisionVersion } = results[0].identity;
+    const entry: LockedDecision = {
+      decision,
+      version: decisionVersion,
+      thresholds: context.thresholds[decision] ?? null,
+      identities: results.map((result): LockedIdentity => {
+        const source = context.connections[result.identity.model] ?? null;
+        return {
+          questions: result.identity.questions,
+          model: result.identity.model,
+          connection: source?.connection ?? null,
+          driver: source?.driver ?? null,
+          language: result.identity.language,
+          cases: result.cases,
+          accuracy: result.accuracy,
+          accuracyInterval: result.accuracyInterval,
+          reviewRate: result.reviewRate,
+          reviewRateInterval: result.reviewRateInterval,
+          brier: Object.fromEntries(result.scores.map((score) => [score.question, score.brier])),
+          expectedCalibrationError: Object.fromEntries(
+            result.scores.map((score) => [score.question, score.expectedCalibrationError]),
+          ),
+          dataset: context.dataset,
+          calibratedAt: context.calibratedAt,
+        };
+      }),
+    };
+    updated = updated.with(context.judgment, entry);
+  }
+  return updated;
+}

@@ -1,0 +1,68 @@
+import type { CalibrationSuggestion, CandidateFigures, ThresholdSuggestion } from '../calibration/threshold-suggestion';
+import { bold, percent, table } from './cli.output';
+
+/** Frontier rows printed at most (evenly picked, the chosen one always shown). */
+const FRONTIER_ROWS = 15;
+
+/** A suggestion as text: per Decision and identity, the target, the frontier, the choice and what to do next. */
+export function formatSuggestion(result: CalibrationSuggestion): string {
+  return result.suggestions.map(formatOne).join('\n\n');
+}
+
+function formatOne(suggestion: ThresholdSuggestion): string {
+  const { identity, target } = suggestion;
+  const version = identity.decisionVersion === null ? '' : ` v${identity.decisionVersion}`;
+  const parts = [
+    bold(
+      `Suggested thresholds · ${identity.decision}${version} · ${identity.model} · questions ${identity.questions.slice(0, 8)}`,
+    ),
+    `Target: error of automatic Outcomes ≤ ${percent(target.maxError)} with ${percent(target.confidence)} confidence` +
+      (target.maxReviewRate === null ? '' : `, review rate ≤ ${percent(target.maxReviewRate)}`) +
+      `. ${suggestion.candidates} candidates over ${suggestion.cases} assessed cases (${suggestion.learnCases} order, ` +
+      `${suggestion.testCases} test); no further Engine call.`,
+    `Method: ${suggestion.method}`,
+    `Assumption: ${suggestion.assumption}`,
+    table(
+      ['', 'Thresholds', 'Review rate', 'Observed error', `Error bound (${percent(target.confidence)})`, 'Certified'],
+      frontierRows(suggestion).map(([label, figures]) => [
+        label,
+        describeThresholds(figures.thresholds),
+        percent(figures.reviewRate),
+        percent(figures.observedError),
+        percent(figures.errorBound),
+        figures.certified ? 'yes' : 'no',
+      ]),
+    ),
+    suggestion.verdict,
+  ];
+  if (suggestion.chosen && suggestion.nextVersion !== null) {
+    parts.push(
+      [
+        `Next version of ${identity.decision} (apply, then \`judgment eval … --lock\` and commit the lock):`,
+        `  @Decision({ …, version: '${suggestion.nextVersion}' })`,
+        `  readonly thresholds = ${describeThresholds(suggestion.chosen.thresholds)};`,
+      ].join('\n'),
+    );
+  }
+  return parts.join('\n\n');
+}
+
+/** The current thresholds, the chosen ones, and up to FRONTIER_ROWS frontier points by review rate. */
+function frontierRows(suggestion: ThresholdSuggestion): Array<[string, CandidateFigures]> {
+  const frontier = suggestion.frontier;
+  const step = Math.max(1, Math.ceil(frontier.length / FRONTIER_ROWS));
+  const picked = frontier.filter((_, index) => index % step === 0);
+  const rows: Array<[string, CandidateFigures]> = [['current', suggestion.current]];
+  if (suggestion.chosen) rows.push(['chosen', suggestion.chosen]);
+  for (const figures of picked) {
+    if (figures !== suggestion.chosen) rows.push(['frontier', figures]);
+  }
+  return rows;
+}
+
+/** `{ escalate: 0.3, reject: 0.62 }`, keys in declaration order. */
+export function describeThresholds(thresholds: Readonly<Record<string, number>>): string {
+  return `{ ${Object.entries(thresholds)
+    .map(([key, value]) => `${key}: ${value}`)
+    .join(', ')} }`;
+}

@@ -1,0 +1,262 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { InvalidCalibrationLock } from '../errors';
+
+/** What marks a file as a nestjs-judgment calibration lock. */
+export const LOCK_KIND = 'nestjs-judgment calibration lock';
+/** The format version this package reads and writes. */
+export const LOCK_FORMAT = 1;
+
+/** A share's 95 % interval, as locked. */
+export interface LockedInterval {
+  readonly low: number;
+  readonly high: number;
+}
+
+/** What one calibration measured for a Decision under one identity (Questions × model × language). */
+export interface LockedIdentity {
+  /** The full fingerprint of the Questions asked. */
+  readonly questions: string;
+  /** The versioned model the Engine reported. */
+  readonly model: string;
+  /** The connection asked (its name), or null when unknown. */
+  readonly connection: string | null;
+  /** The driver of that connection (`jev`, `mock`, a class name), or null when unknown. */
+  readonly driver: string | null;
+  readonly language: string | null;
+  /** Cases measured (assessed and unassessed). */
+  readonly cases: number;
+  readonly accuracy: number | null;
+  readonly accuracyInterval: LockedInterval | null;
+  readonly reviewRate: number | null;
+  readonly reviewRateInterval: LockedInterval | null;
+  /** Brier score per Likelihood (cases with a truth only). */
+  readonly brier: Readonly<Record<string, number | null>>;
+  /** Expected calibration error per Likelihood. */
+  readonly expectedCalibrationError: Readonly<Record<string, number | null>>;
+  /** SHA-256 of the labelled cases (the dataset file, or the Resolutions read), or null. */
+  readonly dataset: string | null;
+  /** When the calibration ran (ISO 8601). */
+  readonly calibratedAt: string;
+}
+
+/** One Decision × version of one Judgment, as calibrated. */
+export interface LockedDecision {
+  readonly decision: string;
+  readonly version: string | null;
+  /** The thresholds the Decision declared when it was calibrated (null when it declares none). */
+  readonly thresholds: Readonly<Record<string, number>> | null;
+  readonly identities: readonly LockedIdentity[];
+}
+
+/** The key of a Decision × version in a Judgment's entries: `RefundDecision@3` (`RefundDecision` without version). */
+export function lockKey(decision: string, version: string | null): string {
+  return version === null ? decision : `${decision}@${version}`;
+}
+
+/**
+ * A calibration lock (e.g. `judgment.lock.json`, committed with the app): per Judgment × Decision × version, the
+ * identity it was calibrated under and what was measured. Immutable; `with()` returns an updated lock.
+ */
+export class CalibrationLock {
+  private constructor(
+    /** Where the lock was read from or will be written to. */
+    readonly file: string,
+    private readonly judgments: Readonly<Record<string, Readonly<Record<string, LockedDecision>>>>,
+  ) {
+    Object.freeze(this);
+  }
+
+  /** An empty lock to be written at `file`. */
+  static empty(file: string): CalibrationLock {
+    return new CalibrationLock(file, {});
+  }
+
+  /** Reads a lock, or InvalidCalibrationLock naming the file and field when it is missing, corrupt or not ours. */
+  static read(file: string): CalibrationLock {
+    if (!existsSync(file)) {
+      throw new InvalidCalibrationLock(
+        file,
+        null,
+        'does not exist: write one with `judgment eval <judgment> --dataset=<cases.json> --lock`.',
+      );
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new InvalidCalibrationLock(
+        file,
+        null,
+        `is not valid JSON (${(error as Error).message}): restore it from version control or write it again with ` +
+          '`judgment eval --lock`.',
+        { cause: error },
+      );
+    }
+    return new CalibrationLock(file, parseLock(file, parsed));
+  }
+
+  /** Reads the lock at `file` when it exists, else an empty one to be written there. */
+  static readOrEmpty(file: string): CalibrationLock {
+    return existsSync(file) ? CalibrationLock.read(file) : CalibrationLock.empty(file);
+  }
+
+  /** The Judgments the lock has entries for. */
+  judgmentNames(): string[] {
+    return Object.keys(this.judgments).sort();
+  }
+
+  /** The entries of one Judgment (by `lockKey`). */
+  entries(judgment: string): readonly LockedDecision[] {
+    return Object.values(this.judgments[judgment] ?? {});
+  }
+
+  /** The entry of a Judgment's Decision at a version, or null. */
+  entry(judgment: string, decision: string, version: string | null): LockedDecision | null {
+    return this.judgments[judgment]?.[lockKey(decision, version)] ?? null;
+  }
+
+  /** A lock with the Judgment's entry for `entry.decision@entry.version` replaced (or added). */
+  with(judgment: string, entry: LockedDecision): CalibrationLock {
+    const entries = { ...(this.judgments[judgment] ?? {}), [lockKey(entry.decision, entry.version)]: entry };
+    return new CalibrationLock(this.file, { ...this.judgments, [judgment]: entries });
+  }
+
+  /** The lock as JSON with every object's keys sorted, so that a diff shows only what changed. */
+  toJSON(): Record<string, unknown> {
+    return sortKeys({ kind: LOCK_KIND, format: LOCK_FORMAT, judgments: this.judgments }) as Record<string, unknown>;
+  }
+
+  /** The file's text: sorted keys, two-space indent, a final newline. */
+  serialize(): string {
+    return `${JSON.stringify(this.toJSON(), null, 2)}\n`;
+  }
+
+  /**
+   * Writes the lock atomically: to a temporary file beside it, then renamed over it, so a reader (or a crash) never
+   * sees half a file and nothing is written when serialising fails.
+   */
+  write(): void {
+    const text = this.serialize();
+    const temporary = join(dirname(this.file), `.${basename(this.file)}.${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      writeFileSync(temporary, text, { flag: 'wx' });
+      renameSync(temporary, this.file);
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      throw new InvalidCalibrationLock(this.file, null, `could not be written: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+}
+
+/** A deep copy with every plain object's keys in code-point order. */
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+  );
+}
+
+type Json = Record<string, unknown>;
+
+function parseLock(file: string, parsed: unknown): Record<string, Record<string, LockedDecision>> {
+  const fail = (field: string | null, problem: string): never => {
+    throw new InvalidCalibrationLock(file, field, problem);
+  };
+  if (!isObject(parsed) || parsed.kind !== LOCK_KIND) {
+    fail(
+      'kind',
+      `is not a nestjs-judgment calibration lock (expected "kind": "${LOCK_KIND}"): point the option at the file \`judgment eval --lock\` writes.`,
+    );
+  }
+  const root = parsed as Json;
+  if (root.format !== LOCK_FORMAT) {
+    fail(
+      'format',
+      `has format ${JSON.stringify(root.format)}; this version of nestjs-judgment reads format ${LOCK_FORMAT}.`,
+    );
+  }
+  if (!isObject(root.judgments)) fail('judgments', 'must be an object of Judgments by name.');
+  const judgments: Record<string, Record<string, LockedDecision>> = {};
+  for (const [judgment, entries] of Object.entries(root.judgments as Json)) {
+    const at = `judgments.${judgment}`;
+    if (!isObject(entries)) fail(at, 'must be an object of Decisions by "Decision@version".');
+    judgments[judgment] = {};
+    for (const [key, raw] of Object.entries(entries as Json)) {
+      const entry = parseEntry(`${at}.${key}`, raw, fail);
+      if (lockKey(entry.decision, entry.version) !== key) {
+        fail(
+          `${at}.${key}`,
+          `is keyed ${JSON.stringify(key)} but describes ${lockKey(entry.decision, entry.version)}.`,
+        );
+      }
+      judgments[judgment][key] = entry;
+    }
+  }
+  return judgments;
+}
+
+function parseEntry(at: string, raw: unknown, fail: (field: string, problem: string) => never): LockedDecision {
+  if (!isObject(raw)) fail(at, 'must be an object.');
+  const entry = raw as Json;
+  if (typeof entry.decision !== 'string' || entry.decision === '') fail(`${at}.decision`, 'must be a Decision name.');
+  if (entry.version !== null && typeof entry.version !== 'string') fail(`${at}.version`, 'must be a string or null.');
+  const thresholds = entry.thresholds;
+  if (thresholds !== null) {
+    if (!isObject(thresholds)) fail(`${at}.thresholds`, 'must be an object of named numbers or null.');
+    for (const [name, value] of Object.entries(thresholds as Json)) {
+      if (typeof value !== 'number' || !Number.isFinite(value)) fail(`${at}.thresholds.${name}`, 'must be a number.');
+    }
+  }
+  if (!Array.isArray(entry.identities)) fail(`${at}.identities`, 'must be a list.');
+  const identities = (entry.identities as unknown[]).map((identity, index) => {
+    const where = `${at}.identities[${index}]`;
+    if (!isObject(identity)) fail(where, 'must be an object.');
+    const value = identity as Json;
+    for (const field of ['questions', 'model', 'calibratedAt']) {
+      if (typeof value[field] !== 'string' || value[field] === '')
+        fail(`${where}.${field}`, 'must be a non-empty string.');
+    }
+    for (const field of ['connection', 'driver', 'language', 'dataset']) {
+      if (value[field] !== null && typeof value[field] !== 'string')
+        fail(`${where}.${field}`, 'must be a string or null.');
+    }
+    if (typeof value.cases !== 'number' || !Number.isInteger(value.cases) || value.cases < 0) {
+      fail(`${where}.cases`, 'must be a whole number.');
+    }
+    for (const field of ['accuracy', 'reviewRate']) {
+      if (value[field] !== null && !isShare(value[field]))
+        fail(`${where}.${field}`, 'must be a number in [0, 1] or null.');
+    }
+    for (const field of ['accuracyInterval', 'reviewRateInterval']) {
+      const interval = value[field];
+      if (interval !== null && !(isObject(interval) && isShare(interval.low) && isShare(interval.high))) {
+        fail(`${where}.${field}`, 'must be { "low": number, "high": number } or null.');
+      }
+    }
+    for (const field of ['brier', 'expectedCalibrationError']) {
+      if (!isObject(value[field])) fail(`${where}.${field}`, 'must be an object of numbers by Likelihood.');
+    }
+    return value as unknown as LockedIdentity;
+  });
+  return {
+    decision: entry.decision as string,
+    version: entry.version as string | null,
+    thresholds: thresholds as Record<string, number> | null,
+    identities,
+  };
+}
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isShare(value: unknown): boolean {
+  return typeof value === 'number' && value >= 0 && value <= 1;
+}

@@ -1,0 +1,52 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { DecisionMetadata } from '../decision/decision.decorator';
+import { InvalidConfiguration } from '../errors';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
+import type { ResolvedJudgmentOptions } from '../judgment.options';
+
+/** A source of uniform numbers in [0, 1). */
+export type UniformSource = () => number;
+
+/**
+ * Draws which automatic Outcomes are audited: each one independently with its Decision's audit rate (the module
+ * option `calibration.audit` first, else the Decision's `audit`), whatever its answers or Outcome, so the audited
+ * cases are a uniform sample of the automatic Outcomes and their accuracy estimates the whole's without bias.
+ */
+@Injectable()
+export class AuditSampler {
+  private readonly rates: Readonly<Record<string, number>>;
+  private random: UniformSource = Math.random;
+
+  constructor(@Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions) {
+    const rates = options.auditRates;
+    if (rates === null || typeof rates !== 'object' || Array.isArray(rates)) {
+      throw new InvalidConfiguration(
+        'The module option calibration.audit must be an object of shares by Decision name, e.g. { RefundDecision: 0.02 }.',
+      );
+    }
+    for (const [decision, rate] of Object.entries(rates)) {
+      if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1)) {
+        throw new InvalidConfiguration(
+          `The module option calibration.audit.${decision} must be a share in [0, 1]; got ${JSON.stringify(rate)}.`,
+        );
+      }
+    }
+    this.rates = rates as Record<string, number>;
+  }
+
+  /** The audit rate of a Decision. */
+  rate(metadata: DecisionMetadata): number {
+    return this.rates[metadata.name] ?? metadata.audit;
+  }
+
+  /** Whether this automatic Outcome of the Decision is audited. */
+  sample(metadata: DecisionMetadata): boolean {
+    const rate = this.rate(metadata);
+    return rate > 0 && this.random() < rate;
+  }
+
+  /** Replaces the uniform source (a seeded one in tests). */
+  useRandom(random: UniformSource): void {
+    this.random = random;
+  }
+}

@@ -1,0 +1,218 @@
+import { Inject, Injectable, type Type } from '@nestjs/common';
+import { resolve } from 'node:path';
+import type { Assessment } from '../assessment/assessment';
+import { type Decision, type DecisionMetadata, decisionMetadata } from '../decision/decision.decorator';
+import { decisionThresholds } from '../decision/thresholds';
+import { judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
+import { InvalidCalibrationLock, InvalidConfiguration } from '../errors';
+import { CalibrationDrifted, type DecisionIdentity } from '../events/judgment.events';
+import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
+import type { DriftPolicy, ResolvedJudgmentOptions } from '../judgment.options';
+import { CalibrationLock, type LockedDecision, lockKey } from '../lock/calibration-lock';
+import { JudgmentLogger } from '../logging/judgment.logger';
+import type { AssessmentRecord } from '../persistence/assessment-record.entity';
+import { questionsFingerprint } from '../questions/questions-fingerprint';
+import { JudgmentRegistry } from '../registry/judgment.registry';
+
+const POLICIES: readonly DriftPolicy[] = ['review', 'warn', 'off'];
+
+/** A decision's identity the lock does not vouch for, and what the guard does about it. */
+export interface Drift {
+  readonly identity: DecisionIdentity;
+  readonly reason: string;
+  readonly policy: 'review' | 'warn';
+  /** Whether this process sees this identity drift for the first time (the event fires then). */
+  readonly first: boolean;
+}
+
+/** A Decision at startup with no lock entry, or one that no longer matches it. */
+export interface LockProblem {
+  readonly judgment: string;
+  readonly decision: string;
+  readonly version: string | null;
+  readonly problem: string;
+}
+
+/**
+ * The drift guard: compares each decision's identity (model, Questions fingerprint, language, Decision version and
+ * thresholds) with the calibration lock of the module option `calibration.lock`. It owns the once-per-identity
+ * announcement (CalibrationDrifted and a warning), and says whether an automatic Outcome must go to Review instead.
+ */
+@Injectable()
+export class CalibrationGuard {
+  private readonly lock: CalibrationLock | null;
+  private readonly policy: DriftPolicy;
+  private readonly seen = new Set<string>();
+
+  constructor(
+    @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
+    private readonly registry: JudgmentRegistry,
+    private readonly events: JudgmentEventsPublisher,
+    private readonly logger: JudgmentLogger,
+  ) {
+    const { calibrationLock: path, onDrift } = options;
+    if (!POLICIES.includes(onDrift as DriftPolicy)) {
+      throw new InvalidConfiguration(
+        `The module option calibration.onDrift must be 'review', 'warn' or 'off'; got ${JSON.stringify(onDrift)}.`,
+      );
+    }
+    if (path !== null && (typeof path !== 'string' || path.trim() === '')) {
+      throw new InvalidConfiguration(
+        `The module option calibration.lock must be the path of a calibration lock file; got ${JSON.stringify(path)}.`,
+      );
+    }
+    this.policy = onDrift as DriftPolicy;
+    // A lock not written yet vouches for nothing (every Decision is listed, and drifts), so that the first
+    // `judgment eval --lock` can boot the app that writes it.
+    this.lock = path === null || this.policy === 'off' ? null : CalibrationLock.readOrEmpty(resolve(path as string));
+  }
+
+  /** The lock decisions are checked against, or null. */
+  get calibrationLock(): CalibrationLock | null {
+    return this.lock;
+  }
+
+  /**
+   * At startup: refuses a lock naming a Judgment the app does not register, and lists each registered Judgment's
+   * Decision that has no lock entry or a stale one (other thresholds than the lock's).
+   */
+  problems(decisionOf: (cls: Type<Decision>) => Decision): LockProblem[] {
+    const lock = this.lock;
+    if (!lock) return [];
+    for (const name of lock.judgmentNames()) {
+      if (!this.registry.hasJudgment(name)) {
+        throw new InvalidCalibrationLock(
+          lock.file,
+          `judgments.${name}`,
+          `names the Judgment "${name}", which this app does not register (registered: ` +
+            `${
+              this.registry
+                .judgments()
+                .map((cls) => judgmentName(cls))
+                .join(', ') || 'none'
+            }): remove the entry or ` +
+            'register the Judgment with JudgmentModule.forFeature([...]).',
+        );
+      }
+    }
+    const problems: LockProblem[] = [];
+    for (const cls of this.registry.judgments()) {
+      const decisionClass = judgmentMetadata(cls).decision;
+      if (!decisionClass) continue;
+      const judgment = judgmentName(cls);
+      const metadata = decisionMetadata(decisionClass);
+      const entry = lock.entry(judgment, metadata.name, metadata.version);
+      const problem = entry
+        ? thresholdsProblem(entry, decisionThresholds(decisionOf(decisionClass as Type<Decision>)))
+        : missingProblem(lock, judgment, metadata);
+      if (problem) problems.push({ judgment, decision: metadata.name, version: metadata.version, problem });
+    }
+    return problems;
+  }
+
+  /**
+   * Compares a decision with the lock: null when it runs under a locked identity (or no lock is set), else the drift.
+   * The first time an identity drifts in this process it is logged as `Calibration drifted.`.
+   */
+  check(assessment: Assessment<any>, decision: Decision, metadata: DecisionMetadata): Drift | null {
+    const lock = this.lock;
+    if (!lock || this.policy === 'off') return null;
+    const identity: DecisionIdentity = {
+      judgment: judgmentName(assessment.judgment),
+      decision: metadata.name,
+      decisionVersion: metadata.version,
+      questions: questionsFingerprint(assessment.questions),
+      model: assessment.provenance.model,
+      language: assessment.judgment.language?.() ?? null,
+      thresholds: decisionThresholds(decision),
+    };
+    const reason = driftReason(lock, identity);
+    if (reason === null) return null;
+    const key = JSON.stringify([identity, reason]);
+    const first = !this.seen.has(key);
+    if (first) {
+      this.seen.add(key);
+      this.logger.warn('Calibration drifted.', {
+        ...assessment.logContext(),
+        decision: metadata.name,
+        reason,
+        on_drift: this.policy,
+      });
+    }
+    return { identity, reason, policy: this.policy, first };
+  }
+
+  /** Announces a drift the first time its identity drifts in this process. */
+  async announce(drift: Drift, record: AssessmentRecord | null): Promise<void> {
+    if (!drift.first || !this.lock) return;
+    await this.events.emit(new CalibrationDrifted(drift.identity, drift.reason, drift.policy, this.lock.file, record));
+  }
+}
+
+function missingProblem(
+  lock: CalibrationLock,
+  judgment: string,
+  metadata: Pick<DecisionMetadata, 'name' | 'version'>,
+): string {
+  const others = lock
+    .entries(judgment)
+    .filter((entry) => entry.decision === metadata.name)
+    .map((entry) => lockKey(entry.decision, entry.version));
+  return others.length
+    ? `the lock calibrated ${others.join(', ')}, not ${lockKey(metadata.name, metadata.version)}: run ` +
+        `\`judgment eval ${judgment} --lock\` for the new version.`
+    : `no lock entry: run \`judgment eval ${judgment} --lock\` and commit the lock.`;
+}
+
+function thresholdsProblem(entry: LockedDecision, thresholds: Readonly<Record<string, number>> | null): string | null {
+  if (sameThresholds(entry.thresholds, thresholds)) return null;
+  return (
+    `the thresholds ${JSON.stringify(thresholds)} differ from the locked ${JSON.stringify(entry.thresholds)} at the ` +
+    'same version: bump the Decision version and calibrate it again.'
+  );
+}
+
+/** Why an identity is not one the lock vouches for, or null when it is. */
+function driftReason(lock: CalibrationLock, identity: DecisionIdentity): string | null {
+  const entry = lock.entry(identity.judgment, identity.decision, identity.decisionVersion);
+  if (!entry) {
+    const metadata = { name: identity.decision, version: identity.decisionVersion };
+    return `${identity.judgment}: ${missingProblem(lock, identity.judgment, metadata)}`;
+  }
+  const thresholds = thresholdsProblem(entry, identity.thresholds);
+  if (thresholds) return `${lockKey(identity.decision, identity.decisionVersion)}: ${thresholds}`;
+  const sameQuestions = entry.identities.filter((locked) => locked.questions === identity.questions);
+  if (sameQuestions.length === 0) {
+    return (
+      `the Questions of ${identity.judgment} (fingerprint ${identity.questions.slice(0, 12)}…) are not the ones ` +
+      `calibrated (${entry.identities.map((locked) => `${locked.questions.slice(0, 12)}…`).join(', ')}): bump the ` +
+      'Decision version and calibrate again.'
+    );
+  }
+  const sameModel = sameQuestions.filter((locked) => locked.model === identity.model);
+  if (sameModel.length === 0) {
+    return (
+      `the Engine answered with the model ${identity.model}, but ${identity.judgment} was calibrated with ` +
+      `${[...new Set(sameQuestions.map((locked) => locked.model))].join(', ')}: pin the calibrated model or calibrate ` +
+      'again with this one.'
+    );
+  }
+  const languages = sameModel.map((locked) => locked.language);
+  if (!languages.includes(null) && !languages.includes(identity.language)) {
+    return (
+      `the language ${JSON.stringify(identity.language)} was not calibrated for ${identity.judgment} (calibrated: ` +
+      `${languages.map((language) => JSON.stringify(language)).join(', ')}).`
+    );
+  }
+  return null;
+}
+
+function sameThresholds(
+  a: Readonly<Record<string, number>> | null,
+  b: Readonly<Record<string, number>> | null,
+): boolean {
+  if (a === null || b === null) return a === b;
+  const keys = Object.keys(a).sort();
+  return keys.join('\0') === Object.keys(b).sort().join('\0') && keys.every((key) => a[key] === b[key]);
+}

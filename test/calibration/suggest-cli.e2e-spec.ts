@@ -1,0 +1,283 @@
+// `judgment eval --suggest` and `--lock` as a real process: the demo's command line over PostgreSQL, its in-process
+// Jev simulator answering the demo's 600-case calibration dataset.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { launchChromium, screenshotPath } from '../support/browser';
+import { AssessmentRecord, CalibrationLock, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
+
+const ROOT = join(__dirname, '..', '..');
+const DATABASE = 'judgment_calib_cli';
+const DATASET = 'apps/support-desk/datasets/refund-abuse.calibration.json';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['-r', './scripts/register.js', 'apps/support-desk/src/cli.ts', ...args],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DATABASE}` },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'calib-cli-'));
+
+beforeAll(async () => {
+  const admin = new DataSource({ type: 'postgres', host: '127.0.0.1', username: 'postgres', database: 'postgres' });
+  await admin.initialize();
+  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DATABASE}`);
+  await admin.destroy();
+});
+
+describe('judgment eval --suggest', () => {
+  it('suggests certified thresholds from one run, names the method, and gives the next version', async () => {
+    const run = await cli([
+      'eval',
+      'refund-abuse',
+      `--dataset=${DATASET}`,
+      '--suggest',
+      '--max-error',
+      '0.05',
+      '--confidence',
+      '0.95',
+      '--json',
+    ]);
+    expect(run.code).toBe(0);
+    const { report, suggestions } = JSON.parse(run.stdout);
+    expect(report.results[0].cases).toBe(600);
+    expect(suggestions).toHaveLength(1);
+    const [suggestion] = suggestions;
+    expect(suggestion.method).toContain('Learn then Test');
+    expect(suggestion.assumption).toContain('exchangeable');
+    expect(suggestion.candidates).toBe(51 * 51);
+    expect(suggestion.chosen.certified).toBe(true);
+    expect(suggestion.chosen.errorBound).toBeLessThanOrEqual(0.05);
+    expect(Object.keys(suggestion.chosen.thresholds).sort()).toEqual(['escalate', 'reject']);
+    expect(suggestion.nextVersion).toBe('3');
+    // The frontier runs from the least reviewed candidate up, each with a lower error bound than the one before.
+    const bounds = suggestion.frontier.map((point: { errorBound: number }) => point.errorBound);
+    expect(bounds).toEqual([...bounds].sort((a, b) => b - a));
+  });
+
+  it('prints the frontier, the choice and a snippet of the next version', async () => {
+    const run = await cli([
+      'eval',
+      'refund-abuse',
+      `--dataset=${DATASET}`,
+      '--suggest',
+      '--max-error',
+      '0.05',
+      '--confidence',
+      '0.95',
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Suggested thresholds · RefundDecision v2');
+    expect(run.stdout).toMatch(/│ chosen\s+│ \{ reject: [\d.]+, escalate: [\d.]+ \}/);
+    expect(run.stdout).toContain("@Decision({ …, version: '3' })");
+    expect(run.stdout).toMatch(/readonly thresholds = \{ reject: [\d.]+, escalate: [\d.]+ \};/);
+  });
+
+  it('says when no candidate meets the target, keeps the target, estimates the cases needed, and exits 1', async () => {
+    const run = await cli([
+      'eval',
+      'refund-abuse',
+      `--dataset=${DATASET}`,
+      '--suggest',
+      '--max-error',
+      '0.01',
+      '--confidence',
+      '0.99',
+      '--json',
+    ]);
+    expect(run.code).toBe(1);
+    const [suggestion] = JSON.parse(run.stdout).suggestions;
+    expect(suggestion.chosen).toBeNull();
+    expect(suggestion.target).toEqual({ maxError: 0.01, confidence: 0.99, maxReviewRate: null });
+    expect(suggestion.verdict).toContain('The target was not weakened');
+    expect(suggestion.casesNeeded).toBeGreaterThan(600);
+  });
+
+  it('refuses a target outside (0, 1) before asking the Engine, naming the option', async () => {
+    const run = await cli([
+      'eval',
+      'refund-abuse',
+      `--dataset=${DATASET}`,
+      '--suggest',
+      '--max-error',
+      '1.5',
+      '--confidence',
+      '0.95',
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('maxError (--max-error) must be a number strictly between 0 and 1');
+    const confidence = await cli([
+      'eval',
+      'refund-abuse',
+      `--dataset=${DATASET}`,
+      '--suggest',
+      '--max-error',
+      '0.05',
+      '--confidence',
+      '0',
+    ]);
+    expect(confidence.stderr).toContain('confidence (--confidence) must be a number strictly between 0 and 1');
+  });
+
+  it('refuses --suggest without a target (a usage error)', async () => {
+    const run = await cli(['eval', 'refund-abuse', `--dataset=${DATASET}`, '--suggest']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--suggest needs --max-error <share> and --confidence <share>');
+  });
+});
+
+describe('judgment eval --lock', () => {
+  it('writes the lock with the run’s identity and figures, and rewrites it byte for byte but the date', async () => {
+    const file = join(dir, 'judgment.lock.json');
+    const first = await cli(['eval', 'refund-abuse', `--dataset=${DATASET}`, `--lock=${file}`, '--json']);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout).lock).toBe(file);
+    const entry = CalibrationLock.read(file).entry('refund-abuse', 'RefundDecision', '2');
+    expect(entry?.thresholds).toEqual({ reject: 0.65, escalate: 0.3 });
+    expect(entry?.identities[0]).toMatchObject({ model: 'jev-1.13.0', connection: 'jev', driver: 'jev', cases: 600 });
+    const text = readFileSync(file, 'utf8');
+
+    const second = await cli(['eval', 'refund-abuse', `--dataset=${DATASET}`, `--lock=${file}`, '--json']);
+    expect(second.code).toBe(0);
+    const withoutDate = (lock: string) => lock.replace(/"calibratedAt": "[^"]+"/g, '"calibratedAt": "…"');
+    expect(withoutDate(readFileSync(file, 'utf8'))).toBe(withoutDate(text));
+    // The demo's committed lock was written the same way, from the same dataset.
+    expect(withoutDate(readFileSync(join(ROOT, 'apps/support-desk/judgment.lock.json'), 'utf8'))).toBe(
+      withoutDate(text),
+    );
+  });
+
+  it('refuses to update a file that is not a calibration lock, naming it, and leaves it as it was', async () => {
+    const file = join(dir, 'not-a-lock.json');
+    writeFileSync(file, '{"name":"my-app"}\n');
+    const run = await cli(['eval', 'refund-abuse', `--dataset=${DATASET}`, `--lock=${file}`]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`The calibration lock ${file} (field kind) is not a nestjs-judgment calibration lock`);
+    expect(readFileSync(file, 'utf8')).toBe('{"name":"my-app"}\n');
+  });
+});
+
+describe('judgment audit', () => {
+  /** Writes resolved audits of automatic Outcomes under the demo lock's identity of refund-abuse. */
+  async function audits(agreeing: number, disagreeing: number): Promise<void> {
+    const locked = CalibrationLock.read(join(ROOT, 'apps/support-desk/judgment.lock.json'));
+    const identity = locked.entry('refund-abuse', 'RefundDecision', '2')!.identities[0];
+    const db = await new DataSource({
+      type: 'postgres',
+      host: '127.0.0.1',
+      username: 'postgres',
+      database: DATABASE,
+      entities: judgmentEntities,
+      migrations: judgmentMigrations,
+    }).initialize();
+    try {
+      await db.runMigrations(); // when the suite's other tests did not boot the demo (which runs them) first
+      const repository = db.getRepository(AssessmentRecord);
+      await repository.delete({ judgment: 'refund-abuse' });
+      const row = (auditResolution: string) =>
+        repository.create({
+          judgment: 'refund-abuse',
+          evidenceFingerprint: 'e'.repeat(64),
+          untrustedPaths: [],
+          questionsFingerprint: identity.questions,
+          answers: { abusive: 0.1 },
+          engine: 'jev',
+          model: identity.model,
+          decision: 'RefundDecision',
+          decisionVersion: '2',
+          outcomeType: 'RefundOutcome',
+          outcome: 'approve',
+          auditRequestedAt: new Date(),
+          auditResolution,
+          auditResolverType: 'Agent',
+          auditResolverId: 'alice',
+          auditedAt: new Date(),
+        });
+      await repository.save([
+        ...Array.from({ length: agreeing }, () => row('approve')),
+        ...Array.from({ length: disagreeing }, () => row('reject')),
+      ]);
+    } finally {
+      await db.destroy();
+    }
+  }
+
+  it('reports the audited accuracy beside the lock’s and exits 0 while it holds', async () => {
+    await audits(40, 0);
+    const run = await cli(['audit', 'refund-abuse', '--json']);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.dropped).toBe(false);
+    expect(report.agreements[0]).toMatchObject({ decision: 'RefundDecision', audits: 40, agreed: 40, accuracy: 1 });
+    expect(report.agreements[0].lockedInterval.low).toBeGreaterThan(0.9);
+  });
+
+  it('exits 1 when the audited interval lies wholly below the lock’s', async () => {
+    await audits(20, 20);
+    const run = await cli(['audit', 'refund-abuse']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('DROPPED');
+    expect(run.stdout).toContain('50.0%');
+  });
+});
+
+describe('judgment eval --html', () => {
+  it('writes one self-contained page that renders in Chromium with its charts and no console error', async () => {
+    const file = join(dir, 'report.html');
+    const run = await cli([
+      'eval',
+      'refund-abuse',
+      `--dataset=${DATASET}`,
+      '--suggest',
+      '--max-error',
+      '0.05',
+      '--confidence',
+      '0.95',
+      `--html=${file}`,
+    ]);
+    expect(run.code).toBe(0);
+    const html = readFileSync(file, 'utf8');
+    expect(html).not.toMatch(/(src|href)=["']?(https?:|\/\/)/); // no external asset
+    expect(html).not.toContain('<script');
+
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      page.on('pageerror', (error) => problems.push(error.message));
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      await page.goto(`file://${file}`);
+      expect(await page.locator('svg').count()).toBeGreaterThanOrEqual(3); // reliability, bands, frontier
+      expect(await page.locator('figcaption', { hasText: 'Reliability of abusive' }).count()).toBe(1);
+      expect(await page.locator('figcaption', { hasText: 'Frontier' }).count()).toBe(1);
+      expect(await page.locator('circle[r="5"]').count()).toBe(1); // the chosen point
+      await page.screenshot({ path: screenshotPath('calibration-report.png'), fullPage: true });
+      expect(problems).toEqual([]);
+      expect(requests.filter((url) => !url.startsWith('file://'))).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});

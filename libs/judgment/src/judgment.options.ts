@@ -24,6 +24,8 @@ export interface EngineConnectionOptions {
   maxLabels?: number | null;
   /** Input tokens this process may spend on the connection; at the ceiling no request is sent. */
   budget?: number | null;
+  /** Largest response body read, in bytes (default 4 MiB); a larger answer fails the attempt unread. */
+  maxResponseBytes?: number;
   /** Options of custom drivers. */
   [option: string]: unknown;
 }
@@ -131,4 +133,12 @@ export interface JudgmentQueueOptions {
   runWorkers?: boolean;
   /** Further BullMQ worker settings (lock duration, stalled-job checks, rate limiter). */
   workerOptions?: JudgmentWorkerOptions;
+  /**
+   * How jobs ride out an outage of PostgreSQL or Redis (a refused or lost connection, a restarting server): the job
+   * waits and runs again without spending one of its `attempts`, for up to `retryFor` ms (default 600 000: ten
+   * minutes covers a server restart or a managed failover), waiting `delay` ms (default 1000) doubling up to
+   * `maxDelay` ms (default 30 000). Paid answers that could not be recorded are kept in the job and recorded on the
+   * next run without asking the Engine again.
+   */
+  outage?: { retryFor?: number; delay?: number; maxDelay?: number };
 }

@@ -15,6 +15,8 @@ export interface EngineFactoryContext {
   readonly name: string;
   /** The module options. */
   readonly options: JudgmentModuleOptions;
+  /** Aborts when the app shuts down: a driver cancels its retry waits and sends nothing more. */
+  readonly shutdown: AbortSignal;
 }
 
 /** Builds a connection's Engine from its options (`engines.<name>`). */
@@ -44,7 +46,7 @@ export interface EngineConnectionStatus {
 }
 
 const BUILT_IN_DRIVERS: Readonly<Record<string, EngineFactory>> = {
-  jev: (config, { name }) => JevEngine.connect(name, config),
+  jev: (config, { name, shutdown }) => JevEngine.connect(name, config, undefined, shutdown),
   mock: (config) => new MockEngine(typeof config.model === 'string' && config.model !== '' ? config.model : undefined),
 };
 
@@ -65,6 +67,7 @@ export class EngineManager {
   private readonly engines = new Map<string, MeteredEngine>();
   private readonly meter = new UsageMeter();
   private readonly logger = new Logger('Judgment');
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly options: JudgmentModuleOptions,
@@ -83,6 +86,19 @@ export class EngineManager {
 
   [inspect.custom](): string {
     return `EngineManager ${JSON.stringify(this.toJSON())}`;
+  }
+
+  /**
+   * Tells every connection the app is shutting down: retry waits are cancelled (EngineCallInterrupted) and no new
+   * request is sent, so closing never waits out a 429's retry-after. Called when the module is destroyed, and first
+   * by the queue's workers before they close.
+   */
+  shutdown(): void {
+    this.closing.abort();
+  }
+
+  onModuleDestroy(): void {
+    this.shutdown();
   }
 
   /** Registers a driver for every EngineManager (e.g. before the module starts). */
@@ -165,7 +181,7 @@ export class EngineManager {
   private build(name: string): MeteredEngine {
     const config = this.config(name);
     const { budget } = connectionSettings(name, config);
-    const engine = this.driver(name, config)(config, { name, options: this.options });
+    const engine = this.driver(name, config)(config, { name, options: this.options, shutdown: this.closing.signal });
     this.checkPinned(name, engine.model(), config.allowAliases === true);
     return new MeteredEngine(name, engine, budget, this.meter);
   }

@@ -31,6 +31,12 @@ export class EngineOverloaded extends EngineFailed {}
 /** The connection's token budget is spent: no request was sent. */
 export class EngineBudgetExhausted extends EngineFailed {}
 
+/**
+ * The app began shutting down while an Engine request waited to be retried (after a 429/529): the wait was cancelled
+ * and nothing more was sent or recorded. Not an Engine failure: a queued job is left for another worker.
+ */
+export class EngineCallInterrupted extends JudgmentError {}
+
 /** A connection or driver is missing or misconfigured. A configuration error, not a failed attempt. */
 export class EngineNotConfigured extends JudgmentError {}
 

@@ -5,7 +5,7 @@ import { Unassessed } from '../assessment/unassessed';
 import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
 import type { EngineRequest, EngineResponse } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
-import { EngineFailed } from '../errors';
+import { EngineCallInterrupted, EngineFailed } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
@@ -13,6 +13,7 @@ import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import { RecordWriter } from '../persistence/record.writer';
 import { Recorder } from '../recording/recorder';
+import type { RecordLink } from '../recording/record-link';
 import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
 import { AnswerSource, type ChosenEngine } from './answer-source';
 import { readAnswers } from './ask';
@@ -23,6 +24,7 @@ import {
   type DispatchOptions,
   type DispatchStrategy,
   JUDGMENT_DISPATCH,
+  type PaidAnswers,
   type RecordedAttempt,
 } from './judge.types';
 
@@ -71,16 +73,23 @@ export class Judge implements Attempter {
    * `assess()`, also telling which record the attempt was written to (null when nothing was): what the queue's jobs
    * use to decide from the record.
    */
-  async attempt<J extends Judgment>(judgment: J): Promise<RecordedAttempt<J>> {
+  async attempt<J extends Judgment>(judgment: J, paid?: PaidAnswers): Promise<RecordedAttempt<J>> {
     const attempt = this.prepare(judgment);
     const cacheKey = attempt.cacheFor === null || attempt.chosen.scripted ? null : this.cacheKey(attempt);
+    const link = this.attempts.link({ checksPurity: attempt.chosen.scripted });
+    if (paid) {
+      // Answers paid for in an earlier run whose recording failed: recorded now, the Engine is not asked again.
+      const { engine, model, requestId, details } = paid.provenance;
+      const provenance = new Provenance(engine, model, requestId, details);
+      const assessment = Assessment.fromAnswers(judgment, attempt.questions, paid.answers, provenance, link);
+      return this.answered(judgment, attempt, assessment, link, cacheKey);
+    }
     if (cacheKey) {
       const hit = await this.cache.get(cacheKey);
       if (hit && !(hit.recordId === null && this.rows.persistence.enabled))
         return this.fromCache(judgment, attempt, hit);
     }
 
-    const link = this.attempts.link({ checksPurity: attempt.chosen.scripted });
     let response: unknown;
     let assessment: Assessment<J>;
     try {
@@ -90,12 +99,24 @@ export class Judge implements Attempter {
         partial: attempt.chosen.scripted,
       });
     } catch (error) {
+      // A retry wait cancelled by the shutdown is no attempt: nothing more was sent, nothing is recorded.
+      if (error instanceof EngineCallInterrupted) throw error;
       // Classified by where it came from, not its type: fetch reports an outage as TypeError, JSON.parse as SyntaxError.
       // Provenance is kept only when the Engine returned a response that the Judge itself rejected.
       const provenance = provenanceOf(response);
       return this.failed(judgment, attempt, EngineFailed.wrap(attempt.name, error), provenance);
     }
+    return this.answered(judgment, attempt, assessment, link, cacheKey);
+  }
 
+  /** Records, announces, logs and caches an answered attempt. */
+  private async answered<J extends Judgment>(
+    judgment: J,
+    attempt: Attempt,
+    assessment: Assessment<J>,
+    link: RecordLink,
+    cacheKey: string | null,
+  ): Promise<RecordedAttempt<J>> {
     const record = await link.recordAnswered(attempt, assessment);
     this.answers.assessed(assessment, link);
     await this.events.emit(new AssessmentCompleted(judgment, assessment, record));

@@ -1,9 +1,13 @@
 import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { WorkerHost } from '@nestjs/bullmq';
 import type { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
-import { type Job, type Queue, UnrecoverableError } from 'bullmq';
+import { DelayedError, type Job, type Queue, UnrecoverableError } from 'bullmq';
+import { Assessment } from '../assessment/assessment';
+import type { EngineManager } from '../engines/engine.manager';
 import type { Outcome } from '../definition/outcome';
 import {
+  AssessmentNotRecorded,
+  EngineCallInterrupted,
   NoDefaultDecision,
   SubjectNotFound,
   UnknownDecision,
@@ -11,14 +15,17 @@ import {
   UnrebuildableAssessment,
 } from '../errors';
 import type { Judge } from '../judge/judge.service';
+import { paidAnswersOf } from '../judge/judge.types';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessStep, JudgmentJobs } from './judgment.jobs';
+import { isOutage, outageWait } from './outage';
 import type { ResolvedQueueOptions } from './queue.options';
 import {
   type AssessCheckpoint,
   type AssessJobData,
   type DecideJobData,
   KEEP_JOBS,
+  type OutageMarks,
   decideJobId,
 } from './queue.jobs-data';
 
@@ -27,6 +34,8 @@ export interface WorkerStart {
   readonly readiness: EventEmitterReadinessWatcher | null;
   /** True in the `judgment` command line's context (JUDGMENT_WORKERS_DISABLED): no command consumes a job. */
   readonly disabled: boolean;
+  /** The Engines, whose retry waits are cancelled before the worker closes (so closing never waits them out). */
+  readonly engines: EngineManager | null;
 }
 
 /**
@@ -39,7 +48,7 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
   constructor(
     protected readonly options: ResolvedQueueOptions,
     protected readonly jobs: JudgmentJobs,
-    private readonly logger: JudgmentLogger,
+    protected readonly logger: JudgmentLogger,
     private readonly start: WorkerStart,
   ) {
     super();
@@ -59,7 +68,40 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.start.engines?.shutdown();
     await this.worker.close();
+  }
+
+  /**
+   * Runs a job's work. An outage of PostgreSQL or Redis does not spend one of the job's attempts: the job is put
+   * back, delayed with a growing wait, until `outage.retryFor` ms have passed since the outage began (then the error
+   * fails the attempt as usual). A retry wait the shutdown cancelled puts the job back at once, for another worker.
+   */
+  protected async ridingOutages<T>(job: Job<OutageMarks>, token: string | undefined, work: () => Promise<T>) {
+    try {
+      return await work();
+    } catch (error) {
+      if (token === undefined) throw error;
+      if (error instanceof EngineCallInterrupted) {
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
+      const { outage } = this.options;
+      const since = job.data.outageSince ?? Date.now();
+      if (!isOutage(error) || Date.now() - since > outage.retryFor) throw error;
+      const retries = (job.data.outageRetries ?? 0) + 1;
+      const wait = outageWait(outage, retries);
+      await job.updateData({ ...job.data, outageSince: since, outageRetries: retries });
+      this.logger.warn('Judgment job waits out an outage.', {
+        queue: this.worker.name,
+        job: job.id,
+        retry: retries,
+        wait_ms: wait,
+        exception: describeError(error as Error),
+      });
+      await job.moveToDelayed(Date.now() + wait, token);
+      throw new DelayedError();
+    }
   }
 }
 
@@ -81,14 +123,27 @@ export class AssessProcessor extends JudgmentWorkerHost {
     super(options, jobs, logger, start);
   }
 
-  async process(job: Job<AssessJobData>): Promise<AssessStep> {
-    const checkpoint = job.progress as Partial<AssessCheckpoint> | number;
-    if (typeof checkpoint === 'object' && typeof checkpoint.record === 'number') {
+  process(job: Job<AssessJobData>, token?: string): Promise<AssessStep> {
+    return this.ridingOutages(job, token, () => this.assess(job));
+  }
+
+  private async assess(job: Job<AssessJobData>): Promise<AssessStep> {
+    const checkpoint = (typeof job.progress === 'object' ? job.progress : {}) as Partial<AssessCheckpoint>;
+    if ('record' in checkpoint && typeof checkpoint.record === 'number') {
       await this.chainDecide(job, checkpoint.record);
       return { kind: 'recorded', record: checkpoint.record };
     }
     const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
-    const step = await this.jobs.assess(this.judge, judgment);
+    const paid = 'paid' in checkpoint ? checkpoint.paid : undefined;
+    let step: AssessStep;
+    try {
+      step = await this.jobs.assess(this.judge, judgment, paid);
+    } catch (error) {
+      // Paid answers that could not be recorded stay with the job: the next run records them without paying again.
+      if (error instanceof AssessmentNotRecorded && error.assessment instanceof Assessment)
+        await job.updateProgress({ paid: paidAnswersOf(error.assessment) } satisfies AssessCheckpoint);
+      throw error;
+    }
     if (step.kind === 'recorded') {
       await job.updateProgress({ record: step.record } satisfies AssessCheckpoint);
       await this.chainDecide(job, step.record);
@@ -114,10 +169,12 @@ export class AssessProcessor extends JudgmentWorkerHost {
  * Decision) fails the job at once.
  */
 export class DecideProcessor extends JudgmentWorkerHost {
-  async process(job: Job<DecideJobData>): Promise<{ record: number; outcome: Outcome }> {
-    const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
-    const outcome = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(job.data.record, judgment));
-    return { record: job.data.record, outcome };
+  process(job: Job<DecideJobData>, token?: string): Promise<{ record: number; outcome: Outcome }> {
+    return this.ridingOutages(job, token, async () => {
+      const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
+      const outcome = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(job.data.record, judgment));
+      return { record: job.data.record, outcome };
+    });
   }
 }
 

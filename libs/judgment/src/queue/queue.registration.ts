@@ -6,6 +6,7 @@ import { Judge } from '../judge/judge.service';
 import { JUDGMENT_DISPATCH } from '../judge/judge.types';
 import { JudgmentLogger } from '../logging/judgment.logger';
 import { JudgmentJobs } from './judgment.jobs';
+import { EngineManager } from '../engines/engine.manager';
 import { AssessProcessor, DecideProcessor, type WorkerStart } from './judgment.processors';
 import { JUDGMENT_WORKERS_DISABLED } from './queue.constants';
 import type { ResolvedQueueOptions } from './queue.options';
@@ -29,9 +30,14 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
   if (options.runWorkers) {
     const readiness = { token: EventEmitterReadinessWatcher, optional: true };
     const disabled = { token: JUDGMENT_WORKERS_DISABLED, optional: true };
-    const start = (watcher: EventEmitterReadinessWatcher | undefined, off: boolean | undefined): WorkerStart => ({
+    const start = (
+      watcher: EventEmitterReadinessWatcher | undefined,
+      off: boolean | undefined,
+      engines: EngineManager,
+    ): WorkerStart => ({
       readiness: watcher ?? null,
       disabled: off === true,
+      engines,
     });
     const assess = processorOf(AssessProcessor, assessQueue, options);
     const decide = processorOf(DecideProcessor, decideQueue, options);
@@ -45,8 +51,9 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
           off: boolean | undefined,
           queue: Queue,
           judge: Judge,
-        ) => new assess(options, jobs, logger, start(watcher, off), queue, judge),
-        inject: [JudgmentJobs, JudgmentLogger, readiness, disabled, getQueueToken(decideQueue), Judge],
+          engines: EngineManager,
+        ) => new assess(options, jobs, logger, start(watcher, off, engines), queue, judge),
+        inject: [JudgmentJobs, JudgmentLogger, readiness, disabled, getQueueToken(decideQueue), Judge, EngineManager],
       },
       {
         provide: decide,
@@ -55,8 +62,9 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
           logger: JudgmentLogger,
           watcher: EventEmitterReadinessWatcher | undefined,
           off: boolean | undefined,
-        ) => new decide(options, jobs, logger, start(watcher, off)),
-        inject: [JudgmentJobs, JudgmentLogger, readiness, disabled],
+          engines: EngineManager,
+        ) => new decide(options, jobs, logger, start(watcher, off, engines)),
+        inject: [JudgmentJobs, JudgmentLogger, readiness, disabled, EngineManager],
       },
     );
   }

@@ -5,6 +5,7 @@ import {
   EngineRejectedRequest,
   EngineUnauthorized,
 } from '../../errors';
+import { isDeadlineAbort, isOversizedBody } from '../http/request-limits';
 
 /** Which connection and request a response or failure belongs to. */
 export interface ResponseOrigin {
@@ -71,11 +72,21 @@ export function transportError(
   connection: string,
   endpoint: string,
   timeoutSeconds: number,
+  deadline?: AbortSignal,
+  maxResponseBytes?: number,
 ): EngineFailed {
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'unknown';
   const url = new URL(endpoint);
   const cause = new Error(`POST ${url.pathname} failed: ${code}`);
-  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') {
+  if (isOversizedBody(error)) {
+    return new EngineFailed(
+      `The Engine's response was larger than ${maxResponseBytes} bytes (connection "${connection}", POST ` +
+        `${url.origin}${url.pathname}), so reading stopped. Raise engines.${connection}.maxResponseBytes if its ` +
+        'answers are really that large.',
+      { cause },
+    );
+  }
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || (deadline && isDeadlineAbort(error, deadline))) {
     return new EngineFailed(
       `The Engine did not answer within ${timeoutSeconds} s (connection "${connection}", POST ${url.origin}${url.pathname}); ` +
         `a timed-out attempt is not retried. Raise engines.${connection}.timeout if the Engine needs longer.`,

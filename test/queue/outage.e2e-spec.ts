@@ -99,6 +99,10 @@ it('a PostgreSQL outage mid-run: every Judgment decided exactly once, no answer 
   expect(records.filter((record) => record.outcome === null)).toEqual([]);
   expect(events.decided).toHaveLength(JUDGMENTS);
   expect(new Set(events.decided.map((event) => event.record?.id)).size).toBe(JUDGMENTS);
+  // The jobs did meet the outage, and waited it out rather than spending their single attempt.
+  const waited = (await assess.getCompleted(0, -1)).filter((job) => (job.data.outageRetries ?? 0) > 0);
+  expect(waited.length).toBeGreaterThan(0);
+  expect(waited.every((job) => job.attemptsMade <= 1)).toBe(true);
   // No answer paid twice: at most one more request than Judgments per job that was in flight when the server went.
   expect(sim.requestCount).toBeLessThanOrEqual(JUDGMENTS + CONCURRENCY);
   // eslint-disable-next-line no-console

@@ -31,13 +31,14 @@ const MAX_CAUSES = 8;
  * `driverError`, AssessmentNotRecorded's `cause`). An Engine failure is never one: the Engine's attempts count those.
  */
 export function isOutage(error: unknown): boolean {
+  // Duck-typed, not `instanceof Error`: a driver's errors may come from another realm (a VM context, a test runner).
   let current: unknown = error;
-  for (let depth = 0; depth < MAX_CAUSES && current instanceof Error; depth++) {
+  for (let depth = 0; depth < MAX_CAUSES && typeof current === 'object' && current !== null; depth++) {
     if (current instanceof EngineFailed) return false;
-    const { code, driverError } = current as { code?: unknown; driverError?: unknown };
+    const { code, driverError, cause, message, name } = current as Record<string, unknown>;
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || POSTGRES_AWAY.test(code))) return true;
-    if (LOST_CONNECTION.test(current.message) || current.name === 'MaxRetriesPerRequestError') return true;
-    current = driverError instanceof Error ? driverError : current.cause;
+    if (LOST_CONNECTION.test(String(message)) || name === 'MaxRetriesPerRequestError') return true;
+    current = typeof driverError === 'object' && driverError !== null ? driverError : cause;
   }
   return false;
 }

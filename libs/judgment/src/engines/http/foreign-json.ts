@@ -7,6 +7,9 @@ export const MAX_FOREIGN_TEXT = 500;
 /** Largest raw response body kept in Provenance details (`response`); larger bodies are kept shortened. */
 export const MAX_PROVENANCE_BODY_CHARS = 64 * 1024;
 
+/** How much of a larger body Provenance keeps. */
+export const PROVENANCE_HEAD_CHARS = 4096;
+
 /** Why foreign JSON was refused. */
 export type ForeignJsonFailure = 'not JSON' | `nested deeper than ${number} levels`;
 

@@ -6,7 +6,7 @@ import type { EngineConnectionOptions } from '../../judgment.options';
 import type { Question } from '../../questions/question';
 import { connectionSettings } from '../connection.settings';
 import type { Engine, EngineRequest, EngineResponse } from '../engine.interface';
-import { redact } from '../http/foreign-json';
+import { MAX_PROVENANCE_BODY_CHARS, PROVENANCE_HEAD_CHARS } from '../http/foreign-json';
 import { type Sleep, attemptDeadline, sleepUnlessAborted } from '../http/request-limits';
 import { statusError, transportError, type ResponseOrigin } from './jev.errors';
 import { isLoopbackUrl } from './loopback';
@@ -127,13 +127,14 @@ export class JevEngine implements Engine {
     if (response.status < 200 || response.status > 299) {
       throw statusError(response.status, String(response.data ?? ''), origin, attempts, this.#key);
     }
-    const reading = readResponse(String(response.data ?? ''), request.questions, origin);
+    const text = String(response.data ?? '');
+    const reading = readResponse(text, request.questions, origin);
     return {
       answers: reading.answers,
       provenance: new Provenance(origin.connection, reading.model, origin.requestId, {
         usage: reading.usage,
         confidence: reading.confidence,
-        response: reading.body,
+        response: provenanceBody(text, reading.body),
       }),
     };
   }
@@ -196,6 +197,12 @@ function checkKeyNotNeeded(connection: string, url: string, requireKey: boolean 
           `${setKey}, or point engines.${connection}.url at a server on this machine (127.0.0.1, localhost or ` +
           `[::1]), which needs none; for a remote server that needs none, set engines.${connection}.requireKey to false.`,
   );
+}
+
+/** The raw body kept in Provenance: whole up to MAX_PROVENANCE_BODY_CHARS, else its head and its length. */
+function provenanceBody(text: string, body: Record<string, unknown>): Record<string, unknown> {
+  if (text.length <= MAX_PROVENANCE_BODY_CHARS) return body;
+  return { truncated: true, length: text.length, head: text.slice(0, PROVENANCE_HEAD_CHARS) };
 }
 
 function interrupted(connection: string, attempt: number): EngineCallInterrupted {

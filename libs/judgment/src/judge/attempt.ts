@@ -9,7 +9,7 @@ export interface DescribedAttempt extends AttemptContext {
   readonly questions: QuestionMap;
   /** The expanded Questions (Likelihood Sets as `set.label`), checked for key collisions. */
   readonly expanded: ReadonlyMap<string, Question>;
-  /** The Evidence as the Judgment returned it (UntrustedText at its paths). */
+  /** The Evidence as the Judgment returned it (what is shown to the Engine is `evidence.shown`). */
   readonly evidenceMap: EvidenceMap;
 }
 

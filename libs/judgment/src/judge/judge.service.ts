@@ -162,7 +162,7 @@ export class Judge implements Attempter {
     const connection = judgment.engine?.() ?? metadata.engine ?? this.engines.defaultConnectionName();
     return {
       ...described,
-      request: { questions: described.expanded, evidence: described.evidenceMap },
+      request: { questions: described.expanded, evidence: described.evidence.shown },
       connection,
       chosen: this.answers.engineFor(judgment, connection),
       cacheFor: judgment.cacheFor?.() ?? metadata.cacheFor ?? null,

@@ -14,6 +14,7 @@ describe('queue options', () => {
       concurrency: 1,
       runWorkers: true,
       workerOptions: {},
+      outage: { retryFor: 600_000, delay: 1000, maxDelay: 30_000 },
     });
   });
 

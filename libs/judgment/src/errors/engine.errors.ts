@@ -19,7 +19,10 @@ export class EngineFailed extends JudgmentError {
 }
 
 /** The Engine answered, but its response could not be read (or left Questions unanswered). */
-export class MalformedEngineResponse extends EngineFailed {}
+export class MalformedEngineResponse extends EngineFailed {
+  /** Token counts the rejected 2xx answer reported (it was paid for), set by the driver; null when none. */
+  usage: Readonly<Record<string, number>> | null = null;
+}
 /** The Engine refused the request as invalid (HTTP 400/422), or the connection refused it before asking. */
 export class EngineRejectedRequest extends EngineFailed {}
 /** The Engine refused the credentials (HTTP 401/403). */

@@ -1,16 +1,21 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { inspect } from 'node:util';
 import { Provenance } from '../../assessment/provenance';
-import { EngineCallInterrupted, EngineNotConfigured, EngineRejectedRequest } from '../../errors';
+import {
+  EngineCallInterrupted,
+  EngineNotConfigured,
+  EngineRejectedRequest,
+  MalformedEngineResponse,
+} from '../../errors';
 import type { EngineConnectionOptions } from '../../judgment.options';
 import type { Question } from '../../questions/question';
 import { connectionSettings } from '../connection.settings';
 import type { Engine, EngineRequest, EngineResponse } from '../engine.interface';
-import { MAX_PROVENANCE_BODY_CHARS, PROVENANCE_HEAD_CHARS } from '../http/foreign-json';
+import { redact, shorten } from '../http/foreign-json';
 import { type Sleep, attemptDeadline, sleepUnlessAborted } from '../http/request-limits';
 import { statusError, transportError, type ResponseOrigin } from './jev.errors';
 import { isLoopbackUrl } from './loopback';
-import { readResponse, requestBody } from './jev.wire';
+import { type JevReading, readResponse, reportedUsage, requestBody } from './jev.wire';
 import { RETRYABLE_STATUSES, retryWait } from './retry';
 
 /** Where the hosted Jev answers when a connection sets no `url`. */
@@ -122,19 +127,26 @@ export class JevEngine implements Engine {
     const header = response.headers['x-typesafe-request-id'];
     const origin: ResponseOrigin = {
       connection: this.settings.connection,
-      requestId: typeof header === 'string' && header !== '' ? header : null,
+      requestId: typeof header === 'string' && header !== '' ? shorten(redact(header, this.#key), 200) : null,
     };
     if (response.status < 200 || response.status > 299) {
       throw statusError(response.status, String(response.data ?? ''), origin, attempts, this.#key);
     }
     const text = String(response.data ?? '');
-    const reading = readResponse(text, request.questions, origin);
+    let reading: JevReading;
+    try {
+      reading = readResponse(text, request.questions, origin, this.#key);
+    } catch (error) {
+      // A 2xx answer is paid for even when it is rejected: its usage goes with the error, to be metered.
+      if (error instanceof MalformedEngineResponse) error.usage = reportedUsage(text);
+      throw error;
+    }
     return {
       answers: reading.answers,
       provenance: new Provenance(origin.connection, reading.model, origin.requestId, {
         usage: reading.usage,
         confidence: reading.confidence,
-        response: provenanceBody(text, reading.body),
+        response: reading.body,
       }),
     };
   }
@@ -164,9 +176,11 @@ export class JevEngine implements Engine {
     for (let attempts = 1; ; attempts++) {
       if (this.shutdown?.aborted) throw interrupted(connection, attempts);
       const deadline = attemptDeadline(timeout);
-      const response = await this.http.post<string>(this.endpoint, body, { signal: deadline }).catch((error: unknown) => {
-        throw transportError(error, connection, this.endpoint, timeout, deadline, this.settings.maxResponseBytes);
-      });
+      const response = await this.http
+        .post<string>(this.endpoint, body, { signal: deadline })
+        .catch((error: unknown) => {
+          throw transportError(error, connection, this.endpoint, timeout, deadline, this.settings.maxResponseBytes);
+        });
       if (!RETRYABLE_STATUSES.has(response.status) || attempts > retries) return { response, attempts };
       try {
         await this.sleep(retryWait(retryHeaders(response), attempts), this.shutdown);
@@ -197,12 +211,6 @@ function checkKeyNotNeeded(connection: string, url: string, requireKey: boolean 
           `${setKey}, or point engines.${connection}.url at a server on this machine (127.0.0.1, localhost or ` +
           `[::1]), which needs none; for a remote server that needs none, set engines.${connection}.requireKey to false.`,
   );
-}
-
-/** The raw body kept in Provenance: whole up to MAX_PROVENANCE_BODY_CHARS, else its head and its length. */
-function provenanceBody(text: string, body: Record<string, unknown>): Record<string, unknown> {
-  if (text.length <= MAX_PROVENANCE_BODY_CHARS) return body;
-  return { truncated: true, length: text.length, head: text.slice(0, PROVENANCE_HEAD_CHARS) };
 }
 
 function interrupted(connection: string, attempt: number): EngineCallInterrupted {

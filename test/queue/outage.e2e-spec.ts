@@ -105,7 +105,6 @@ it('a PostgreSQL outage mid-run: every Judgment decided exactly once, no answer 
   expect(waited.every((job) => job.attemptsMade <= 1)).toBe(true);
   // No answer paid twice: at most one more request than Judgments per job that was in flight when the server went.
   expect(sim.requestCount).toBeLessThanOrEqual(JUDGMENTS + CONCURRENCY);
-  // eslint-disable-next-line no-console
   console.log(
     `outage ${outageMs} ms: ${JUDGMENTS} decided, ${sim.requestCount} Engine requests, ` +
       `${assessCounts.failed + decideCounts.failed} jobs failed`,

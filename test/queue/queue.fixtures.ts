@@ -132,7 +132,13 @@ export class EventLog {
 
 /** Drops and recreates a database, then creates the package's and the app's tables. */
 export async function freshDatabase(database: string, port = 5432): Promise<void> {
-  const admin = new DataSource({ type: 'postgres', host: '127.0.0.1', port, username: 'postgres', database: 'postgres' });
+  const admin = new DataSource({
+    type: 'postgres',
+    host: '127.0.0.1',
+    port,
+    username: 'postgres',
+    database: 'postgres',
+  });
   await admin.initialize();
   await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${database}`);

@@ -71,6 +71,5 @@ it('app.close() cancels a retry wait at once, sends nothing more, and leaves the
   expect(state).toBe('completed');
   expect(job.returnvalue).toMatchObject({ kind: 'recorded' });
   expect(sim.requestCount).toBe(2);
-  // eslint-disable-next-line no-console
   console.log(`app.close() during a 25 s retry wait took ${closeMs} ms; Engine requests after close began: 0`);
 }, 60_000);

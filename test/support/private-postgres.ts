@@ -55,7 +55,8 @@ export class PrivatePostgres {
 
   private run(command: string, args: string[]): void {
     const binary = join(binaries(), command);
-    const [file, argv] = process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', binary, ...args]] : [binary, args];
+    const [file, argv] =
+      process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', binary, ...args]] : [binary, args];
     execFileSync(file, argv, { stdio: 'pipe' });
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CanViewRecordsGuard } from './can-view.guard';
+import { JsonBodyGuard } from './json-body.guard';
 import { JudgmentHttpExceptionFilter } from './judgment-http-exception.filter';
 import { JudgmentHttpConfigurableModule } from './judgment-http.module-definition';
 import { JudgmentReviewsController } from './judgment-reviews.controller';
@@ -12,6 +13,6 @@ import { JudgmentReviewsController } from './judgment-reviews.controller';
  */
 @Module({
   controllers: [JudgmentReviewsController],
-  providers: [CanViewRecordsGuard, JudgmentHttpExceptionFilter],
+  providers: [CanViewRecordsGuard, JsonBodyGuard, JudgmentHttpExceptionFilter],
 })
 export class JudgmentHttpModule extends JudgmentHttpConfigurableModule {}

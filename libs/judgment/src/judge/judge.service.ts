@@ -5,7 +5,7 @@ import { Unassessed } from '../assessment/unassessed';
 import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
 import type { EngineRequest, EngineResponse } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
-import { EngineCallInterrupted, EngineFailed } from '../errors';
+import { EngineCallInterrupted, EngineFailed, InvalidJudgment } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
@@ -165,7 +165,7 @@ export class Judge implements Attempter {
       request: { questions: described.expanded, evidence: described.evidence.shown },
       connection,
       chosen: this.answers.engineFor(judgment, connection),
-      cacheFor: judgment.cacheFor?.() ?? metadata.cacheFor ?? null,
+      cacheFor: checkedCacheFor(described.name, judgment.cacheFor?.() ?? metadata.cacheFor ?? null),
     };
   }
 
@@ -212,6 +212,15 @@ export class Judge implements Attempter {
     if (this.throwOnFailure) throw error;
     return { result: new Unassessed(judgment, error, record), record };
   }
+}
+
+/** A Judgment's `cacheFor()`: a finite number of seconds ≥ 0, or null; anything else would never expire. */
+function checkedCacheFor(name: string, seconds: unknown): number | null {
+  if (seconds === null || seconds === undefined) return null;
+  if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0) return seconds;
+  throw new InvalidJudgment(
+    `${name}.cacheFor() must return a finite number of seconds ≥ 0, or null for no caching; got ${String(seconds)}.`,
+  );
 }
 
 /** The Provenance of what an Engine returned, when it returned something carrying one. */

@@ -77,7 +77,7 @@ describe('what is sent is what is recorded and fingerprinted', () => {
     expect(() => readQuestions('Proto', questions)).toThrow(/"__proto__".*rename the key/);
   });
 
-  it('property: hostile user data is sent exactly as stored, and what was sent has the stored fingerprint', () => {
+  it('hostile user data is sent exactly as stored, and what was sent has the stored fingerprint (property)', () => {
     const key = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toJSON', '10', '2', 'a.b', ''), fc.string());
     const leaf = fc.oneof(
       fc.string(),

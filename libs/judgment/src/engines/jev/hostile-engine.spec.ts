@@ -11,7 +11,9 @@ import {
 } from '../../errors';
 import { Classification, Likelihood, Rating, type Question } from '../../questions';
 import { MeteredEngine, UsageMeter } from '../metering';
-import { sumTolerance } from './jev.wire';
+import fc from 'fast-check';
+import { fuzz } from '../../fuzz.spec-helpers';
+import { readResponse, sumTolerance } from './jev.wire';
 import type { EngineConnectionOptions } from '../../judgment.options';
 import { JevEngine } from './jev.engine';
 
@@ -302,5 +304,65 @@ describe('secrets from a hostile Engine', () => {
       await server.close();
       expect(result).not.toContain(KEY);
     }
+  });
+});
+
+describe('hostile Engine bodies (property)', () => {
+  it('reading any 2xx body either throws MalformedEngineResponse or yields checked, storable, key-free answers (property)', () => {
+    const questions = new Map<string, Question>([
+      ['abusive', Likelihood.that('Is this abuse?')],
+      ['team', Classification.of('Which team?', ['a', 'b'])],
+      ['level', Rating.of('How credible?', ['no', 'yes'])],
+    ]);
+    const number = fc.oneof(
+      fc.double({ min: -2, max: 2, noNaN: true }),
+      fc.constantFrom(0, 1, 0.5, -1e9, 1e9),
+      fc.constantFrom('0x1', '+0.5', '1.', '0.5', KEY),
+    );
+    const junk = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constant(KEY), number);
+    const answer = fc.oneof(
+      fc.record({ type: fc.constantFrom('noul', 'choice', 'score', KEY), noul: number }),
+      fc.record({
+        type: fc.constantFrom('choice', 'score'),
+        probabilities: fc.dictionary(fc.constantFrom('a', 'b', '0', '1', KEY), number),
+      }),
+      fc.record({ type: fc.constant('score'), probabilities: fc.array(number, { maxLength: 3 }) }),
+      junk,
+    );
+    const body = fc.record(
+      {
+        model: fc.oneof(fc.constant('jev-1.13.0'), fc.constant(KEY), junk),
+        answers: fc.oneof(fc.dictionary(fc.constantFrom('abusive', 'team', 'level', KEY), answer), junk),
+        usage: fc.oneof(fc.record({ input_tokens: number }), junk),
+        extra: junk,
+      },
+      { requiredKeys: [] },
+    );
+    const nesting = fc.nat({ max: 200 });
+    fc.assert(
+      fc.property(body, nesting, (value, depth) => {
+        const deep = `${'['.repeat(depth + 1)}${']'.repeat(depth + 1)}`;
+        const text = `${JSON.stringify(value).slice(0, -1)}${Object.keys(value).length > 0 ? ',' : ''}"deep":${deep}}`;
+        let reading: ReturnType<typeof readResponse>;
+        try {
+          reading = readResponse(text, questions, { connection: 'jev', requestId: null }, KEY);
+        } catch (error) {
+          expect(error).toBeInstanceOf(MalformedEngineResponse);
+          expect((error as Error).message).not.toContain(KEY);
+          return;
+        }
+        const stored = JSON.stringify(reading);
+        expect(stored).not.toContain(KEY);
+        for (const [key, read] of Object.entries(reading.answers)) {
+          const values = typeof read === 'number' ? [read] : Object.values(read as object);
+          for (const probability of values) expect(probability >= 0 && probability <= 1).toBe(true);
+          if (key !== 'abusive') {
+            const sum = values.reduce((total: number, probability: number) => total + probability, 0);
+            expect(Math.abs(sum - 1)).toBeLessThanOrEqual(sumTolerance(values.length));
+          }
+        }
+      }),
+      fuzz(300),
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { type EvidenceMap, prepareEvidence } from '../definition/evidence';
+import { prepareEvidence } from '../definition/evidence';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
 import type { AttemptContext } from '../persistence/record.writer';
 import { type Question, type QuestionMap, expandQuestions, readQuestions } from '../questions/question';
@@ -9,8 +9,6 @@ export interface DescribedAttempt extends AttemptContext {
   readonly questions: QuestionMap;
   /** The expanded Questions (Likelihood Sets as `set.label`), checked for key collisions. */
   readonly expanded: ReadonlyMap<string, Question>;
-  /** The Evidence as the Judgment returned it (what is shown to the Engine is `evidence.shown`). */
-  readonly evidenceMap: EvidenceMap;
 }
 
 /**
@@ -21,14 +19,12 @@ export function describeAttempt(judgment: Judgment): DescribedAttempt {
   const name = judgmentName(judgment);
   const questions = readQuestions(name, judgment.questions());
   const expanded = expandQuestions(name, questions);
-  const evidenceMap = judgment.evidence();
   return {
     name,
     judgment,
     questions,
     expanded,
-    evidenceMap,
-    evidence: prepareEvidence(evidenceMap),
+    evidence: prepareEvidence(judgment.evidence()),
     questionsFingerprint: questionsFingerprint(questions),
     language: judgment.language?.() ?? null,
   };

@@ -168,13 +168,12 @@ export class JevEngine implements Engine {
 
   /**
    * Posts the body, retrying 429/529 answers; returns the last response and how many requests were sent. Each
-   * request has a wall-clock deadline of `timeout`; once the app shuts down, a retry wait is cancelled and nothing
-   * more is sent (EngineCallInterrupted).
+   * request has a wall-clock deadline of `timeout`; once the app shuts down, a retry wait is cancelled and no retry is
+   * sent (EngineCallInterrupted). A first request still goes out: a running job is let finish.
    */
   private async send(body: string): Promise<{ response: AxiosResponse<string>; attempts: number }> {
     const { connection, timeout, retries } = this.settings;
     for (let attempts = 1; ; attempts++) {
-      if (this.shutdown?.aborted) throw interrupted(connection, attempts);
       const deadline = attemptDeadline(timeout);
       const response = await this.http
         .post<string>(this.endpoint, body, { signal: deadline })

@@ -92,7 +92,7 @@ async function main() {
   const simulator = await startSimulator(0, KEY);
   const endpoint = `${simulator.url}/v1/systemone`;
   const attempt = describeAttempt(new RefundCheck(TEXT));
-  const body = requestBody(MODEL, attempt.evidenceMap, attempt.expanded);
+  const body = requestBody(MODEL, attempt.evidence.shown, attempt.expanded);
   const http = axios.create({
     headers: { Accept: 'application/json', 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
     responseType: 'text',

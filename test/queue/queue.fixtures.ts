@@ -131,24 +131,30 @@ export class EventLog {
 // Databases and apps.
 
 /** Drops and recreates a database, then creates the package's and the app's tables. */
-export async function freshDatabase(database: string): Promise<void> {
-  const admin = new DataSource({ type: 'postgres', host: '127.0.0.1', username: 'postgres', database: 'postgres' });
+export async function freshDatabase(database: string, port = 5432): Promise<void> {
+  const admin = new DataSource({
+    type: 'postgres',
+    host: '127.0.0.1',
+    port,
+    username: 'postgres',
+    database: 'postgres',
+  });
   await admin.initialize();
   await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${database}`);
   await admin.destroy();
-  const schema = new DataSource({ ...postgres(database), synchronize: true });
+  const schema = new DataSource({ ...postgres(database, port), synchronize: true });
   await schema.initialize();
   await schema.destroy();
 }
 
-function postgres(database: string) {
-  return { type: 'postgres' as const, host: '127.0.0.1', username: 'postgres', database, entities };
+function postgres(database: string, port = 5432) {
+  return { type: 'postgres' as const, host: '127.0.0.1', port, username: 'postgres', database, entities };
 }
 
 /** A DataSource on the suite's database, for the test's own reads and writes. */
-export async function openDatabase(database: string): Promise<DataSource> {
-  return new DataSource(postgres(database)).initialize();
+export async function openDatabase(database: string, port = 5432): Promise<DataSource> {
+  return new DataSource(postgres(database, port)).initialize();
 }
 
 /** A unique BullMQ key prefix, so every app of a test has its own queues. */
@@ -158,6 +164,8 @@ export function uniquePrefix(): string {
 
 export interface QueueAppSettings {
   database: string;
+  /** The PostgreSQL port (default 5432; a fault test's private server listens elsewhere). */
+  port?: number;
   prefix: string;
   simulatorUrl: string;
   queue?: JudgmentQueueOptions;
@@ -169,7 +177,7 @@ export interface QueueAppSettings {
 /** Module metadata of an app with the queue on: TypeORM, EventEmitter, BullMQ (forRoot owned by the app). */
 function imports(settings: QueueAppSettings) {
   return [
-    TypeOrmModule.forRoot({ ...postgres(settings.database), retryAttempts: 0 }),
+    TypeOrmModule.forRoot({ ...postgres(settings.database, settings.port), retryAttempts: 0 }),
     EventEmitterModule.forRoot(),
     ...(settings.queue?.enabled === false ? [] : [BullModule.forRoot({ connection: REDIS, prefix: settings.prefix })]),
     JudgmentModule.forRoot({

@@ -29,6 +29,8 @@ export interface EngineConnectionOptions {
    * queue's workers through BullMQ's global rate limiter. Jev publishes 1,200 requests per minute per account.
    */
   limits?: ConnectionLimits | null;
+  /** Largest response body read, in bytes (default 4 MiB); a larger answer fails the attempt unread. */
+  maxResponseBytes?: number;
   /** Options of custom drivers. */
   [option: string]: unknown;
 }
@@ -226,4 +228,12 @@ export interface JudgmentQueueOptions {
    * in the job, as it does inline (holding the worker's slot while it waits).
    */
   pauseOnRateLimit?: boolean;
+  /**
+   * How jobs ride out an outage of PostgreSQL or Redis (a refused or lost connection, a restarting server): the job
+   * waits and runs again without spending one of its `attempts`, for up to `retryFor` ms (default 600 000: ten
+   * minutes covers a server restart or a managed failover), waiting `delay` ms (default 1000) doubling up to
+   * `maxDelay` ms (default 30 000). Paid answers that could not be recorded are kept in the job and recorded on the
+   * next run without asking the Engine again.
+   */
+  outage?: { retryFor?: number; delay?: number; maxDelay?: number };
 }

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
 import { resolveJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger } from '../logging/judgment.logger';
-import { AssessmentCache, type CachedAssessment } from './assessment.cache';
+import { AssessmentCache, type CachedAssessment, MEMORY_CACHE_ENTRIES, MemoryStore } from './assessment.cache';
 
 const entry: CachedAssessment = {
   answers: { abusive: 0.4 },
@@ -52,5 +52,24 @@ describe('AssessmentCache', () => {
     await cache.put('not-kept', entry, 0);
     await expect(cache.get('kept')).resolves.toEqual(entry);
     await expect(cache.get('not-kept')).resolves.toBeNull();
+  });
+});
+
+describe('the in-process store is bounded', () => {
+  it('keeps at most its capacity, dropping the least recently used entry first', async () => {
+    const store = new MemoryStore(3);
+    for (const key of ['a', 'b', 'c']) await store.set(key, key, 60_000);
+    await store.get('a');
+    await store.set('d', 'd', 60_000);
+    expect(store.size).toBe(3);
+    expect(await store.get('b')).toBeUndefined();
+    expect(await store.get('a')).toBe('a');
+    expect(await store.get('d')).toBe('d');
+  });
+
+  it('holds 10,000 entries by default, however many are written', async () => {
+    const store = new MemoryStore();
+    for (let index = 0; index < MEMORY_CACHE_ENTRIES + 500; index++) await store.set(`k${index}`, index, 60_000);
+    expect(store.size).toBe(MEMORY_CACHE_ENTRIES);
   });
 });

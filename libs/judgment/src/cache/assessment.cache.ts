@@ -107,18 +107,28 @@ function isCachedAssessment(entry: unknown): entry is CachedAssessment {
 
 const SWEEP_EVERY = 256;
 
-/** A small in-process TTL store for apps without CacheModule. */
-class MemoryStore implements Store {
+/** Most entries the in-process store keeps (about 6 MB at ~600 B an entry); the least recently used go first. */
+export const MEMORY_CACHE_ENTRIES = 10_000;
+
+/** A small in-process TTL store for apps without CacheModule, capped at `capacity` entries (least recently used out). */
+export class MemoryStore implements Store {
+  /** In use order: a Map iterates in insertion order, and a read re-inserts its entry at the end. */
   private readonly entries = new Map<string, { value: unknown; expires: number }>();
   private writes = 0;
+
+  constructor(private readonly capacity: number = MEMORY_CACHE_ENTRIES) {}
+
+  /** How many entries are held. */
+  get size(): number {
+    return this.entries.size;
+  }
 
   async get(key: string): Promise<unknown> {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.expires <= Date.now()) {
-      this.entries.delete(key);
-      return undefined;
-    }
+    this.entries.delete(key);
+    if (entry.expires <= Date.now()) return undefined;
+    this.entries.set(key, entry);
     return entry.value;
   }
 
@@ -128,6 +138,11 @@ class MemoryStore implements Store {
     if (++this.writes % SWEEP_EVERY === 0) {
       for (const [stored, entry] of this.entries) if (entry.expires <= now) this.entries.delete(stored);
     }
+    this.entries.delete(key);
     this.entries.set(key, { value, expires: now + ttlMs });
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.capacity) break;
+      this.entries.delete(oldest);
+    }
   }
 }

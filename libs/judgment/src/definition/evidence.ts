@@ -43,7 +43,15 @@ export interface PreparedEvidence {
   readonly untrustedPaths: readonly string[];
   /** SHA-256 of the canonical JSON of `json`: marking text untrusted does not change it. */
   readonly fingerprint: string;
+  /**
+   * The same value as the Engine is shown it: `json` with UntrustedText at the untrusted paths. Built in the same
+   * pass as `json`, so what is sent is what is stored and fingerprinted.
+   */
+  readonly shown: EvidenceMap;
 }
+
+/** Deepest nesting of lists and objects accepted in Evidence. */
+export const MAX_EVIDENCE_DEPTH = 100;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -64,21 +72,22 @@ export function prepareEvidence(evidence: unknown): PreparedEvidence {
   const untrustedPaths: string[] = [];
   const ancestors = new Set<object>();
 
-  const visit = (value: unknown, path: string): JsonValue | undefined => {
+  /** Returns the stored JSON value and the value shown to the Engine (UntrustedText kept), or undefined to omit. */
+  const visit = (value: unknown, path: string, depth: number): [JsonValue, unknown] | undefined => {
     if (value instanceof UntrustedText) {
       untrustedPaths.push(path);
       checkString(value.text, path);
-      return value.text;
+      return [value.text, value];
     }
     switch (typeof value) {
       case 'string':
         checkString(value, path);
-        return value;
+        return [value, value];
       case 'boolean':
-        return value;
+        return [value, value];
       case 'number':
         if (!Number.isFinite(value)) throw new InvalidEvidence(path, `is ${value}, which JSON cannot carry.`);
-        return value;
+        return [value, value];
       case 'bigint':
         throw new InvalidEvidence(path, 'is a BigInt, which JSON cannot carry: pass it as a string or a number.');
       case 'function':
@@ -88,43 +97,83 @@ export function prepareEvidence(evidence: unknown): PreparedEvidence {
       case 'undefined':
         return undefined;
     }
-    if (value === null) return null;
+    if (value === null) return [null, null];
     const object = value as object;
+    if (depth > MAX_EVIDENCE_DEPTH) {
+      throw new InvalidEvidence(
+        shortPath(path),
+        `is nested deeper than ${MAX_EVIDENCE_DEPTH} levels: flatten the Evidence, or show a summary of it.`,
+      );
+    }
     if (object instanceof Map || object instanceof Set) {
       throw new InvalidEvidence(
         path,
         `is a ${object.constructor.name}, which JSON cannot carry: use an object or a list.`,
       );
     }
+    const boxed = BOXED.exec(Object.prototype.toString.call(object));
+    if (boxed && !Array.isArray(object)) {
+      throw new InvalidEvidence(
+        path,
+        `is a boxed ${boxed[1]} (new ${boxed[1]}(...)), which JSON and the stored Evidence would read differently: ` +
+          'pass the primitive value.',
+      );
+    }
+    // toJSON() first (a Date, an entity), then the value it returns is read like any other: UntrustedText included.
     if (typeof (object as { toJSON?: unknown }).toJSON === 'function') {
-      return visit((object as { toJSON(): unknown }).toJSON(), path);
+      return visit((object as { toJSON(): unknown }).toJSON(), path, depth + 1);
     }
     if (ancestors.has(object)) throw new InvalidEvidence(path, 'refers back to itself (a cycle).');
     ancestors.add(object);
     try {
       if (Array.isArray(object)) {
-        return object.map((item, index) => {
+        const stored: JsonValue[] = [];
+        const shown: unknown[] = [];
+        object.forEach((item, index) => {
           const itemPath = join(path, String(index));
-          const encoded = visit(item, itemPath);
+          const encoded = visit(item, itemPath, depth + 1);
           if (encoded === undefined) throw new InvalidEvidence(itemPath, 'is undefined; use null for a missing entry.');
-          return encoded;
+          stored.push(encoded[0]);
+          shown.push(encoded[1]);
         });
+        return [stored, shown];
       }
-      const result: { [key: string]: JsonValue } = {};
+      const stored: { [key: string]: JsonValue } = {};
+      const shown: { [key: string]: unknown } = {};
       for (const [key, item] of Object.entries(object)) {
         const keyPath = join(path, key);
         checkString(key, keyPath);
-        const encoded = visit(item, keyPath);
-        if (encoded !== undefined) result[key] = encoded;
+        const encoded = visit(item, keyPath, depth + 1);
+        if (encoded === undefined) continue;
+        // defineProperty, not assignment: a `__proto__` key (JSON.parse makes own ones) stays an ordinary key.
+        defineKey(stored, key, encoded[0]);
+        defineKey(shown, key, encoded[1]);
       }
-      return result;
+      return [stored, shown];
     } finally {
       ancestors.delete(object);
     }
   };
 
-  const json = visit(evidence, '') as { [key: string]: JsonValue };
-  return Object.freeze({ json, untrustedPaths: Object.freeze(untrustedPaths), fingerprint: fingerprint(json) });
+  const [json, shown] = visit(evidence, '', 0) as [{ [key: string]: JsonValue }, EvidenceMap];
+  return Object.freeze({
+    json,
+    untrustedPaths: Object.freeze(untrustedPaths),
+    fingerprint: fingerprint(json),
+    shown,
+  });
+}
+
+/** Object.prototype.toString tags of boxed primitives (checked by tag, so boxes from another realm are caught). */
+const BOXED = /^\[object (Number|String|Boolean|BigInt|Symbol)\]$/;
+
+function defineKey(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** A path short enough for a message: its first and last segments. */
+function shortPath(path: string): string {
+  return path.length > 120 ? `${path.slice(0, 40)}…${path.slice(-40)}` : path;
 }
 
 function join(path: string, key: string): string {

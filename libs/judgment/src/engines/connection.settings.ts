@@ -1,6 +1,7 @@
 import { EngineNotConfigured } from '../errors';
 import type { EngineConnectionOptions } from '../judgment.options';
 import { MAX_LABELS } from '../questions/classification';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './http/request-limits';
 
 /** Seconds one attempt may take when a connection sets no `timeout`. */
 export const DEFAULT_TIMEOUT_SECONDS = 10;
@@ -17,6 +18,8 @@ export interface ConnectionSettings {
   readonly maxLabels: number | null;
   /** Input tokens this process may spend on the connection; null for no limit. */
   readonly budget: number | null;
+  /** Largest response body read, in bytes. */
+  readonly maxResponseBytes: number;
 }
 
 /** What a numeric connection option must be. */
@@ -37,6 +40,7 @@ const RULES = {
     expected: `an integer of 2 or more, or to null for the package limit of ${MAX_LABELS}`,
   },
   budget: { integer: true, min: 0, expected: 'an integer number of input tokens (0 or more), or to null for no limit' },
+  maxResponseBytes: { integer: true, min: 1024, expected: 'an integer number of bytes of 1024 or more' },
 } satisfies Record<keyof ConnectionSettings, NumberRule>;
 
 /**
@@ -49,6 +53,7 @@ export function connectionSettings(name: string, config: EngineConnectionOptions
     retries: setting(name, config, 'retries') ?? DEFAULT_RETRIES,
     maxLabels: setting(name, config, 'maxLabels'),
     budget: setting(name, config, 'budget'),
+    maxResponseBytes: setting(name, config, 'maxResponseBytes') ?? DEFAULT_MAX_RESPONSE_BYTES,
   };
 }
 

@@ -78,6 +78,7 @@ describe('EngineManager: connections', () => {
     expect(factory).toHaveBeenCalledWith(options.engines.custom, {
       name: 'custom',
       options: expect.objectContaining(options),
+      shutdown: expect.any(AbortSignal),
     });
   });
 

@@ -24,6 +24,8 @@ export interface EngineFactoryContext {
   readonly name: string;
   /** The module options. */
   readonly options: JudgmentModuleOptions;
+  /** Aborts when the app shuts down: a driver cancels its retry waits and sends nothing more. */
+  readonly shutdown: AbortSignal;
 }
 
 /** Builds a connection's Engine from its options (`engines.<name>`). */
@@ -57,7 +59,7 @@ export interface EngineConnectionStatus {
 }
 
 const BUILT_IN_DRIVERS: Readonly<Record<string, EngineFactory>> = {
-  jev: (config, { name }) => JevEngine.connect(name, config),
+  jev: (config, { name, shutdown }) => JevEngine.connect(name, config, undefined, shutdown),
   openai: (config, { name }) => OpenAiEngine.connect(name, config),
   mock: (config) => new MockEngine(typeof config.model === 'string' && config.model !== '' ? config.model : undefined),
 };
@@ -91,6 +93,7 @@ export class EngineManager {
   private readonly meter = new UsageMeter();
   private readonly limiters = new Map<string, ConnectionLimiter>();
   private readonly logger = new Logger('Judgment');
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly options: JudgmentModuleOptions,
@@ -110,6 +113,19 @@ export class EngineManager {
 
   [inspect.custom](): string {
     return `EngineManager ${JSON.stringify(this.toJSON())}`;
+  }
+
+  /**
+   * Tells every connection the app is shutting down: retry waits are cancelled (EngineCallInterrupted) and no new
+   * request is sent, so closing never waits out a 429's retry-after. Called when the module is destroyed, and first
+   * by the queue's workers before they close.
+   */
+  shutdown(): void {
+    this.closing.abort();
+  }
+
+  onModuleDestroy(): void {
+    this.shutdown();
   }
 
   /** Registers a driver for every EngineManager (e.g. before the module starts). */
@@ -215,7 +231,7 @@ export class EngineManager {
     const { budget } = connectionSettings(name, config);
     const limits = connectionLimits(name, config);
     const sharing = limits ? this.limitSharing(name) : null;
-    const engine = this.driver(name, config)(config, { name, options: this.options });
+    const engine = this.driver(name, config)(config, { name, options: this.options, shutdown: this.closing.signal });
     this.checkPinned(name, engine.model(), config.allowAliases === true);
     if (!limits || !sharing) return new MeteredEngine(name, engine, budget, this.meter);
     const limiter = new ConnectionLimiter(name, limits, sharing, sharing.redis === null ? 'process' : 'redis');

@@ -1,5 +1,5 @@
 import type { Provenance } from '../assessment/provenance';
-import { EngineBudgetExhausted } from '../errors';
+import { EngineBudgetExhausted, MalformedEngineResponse } from '../errors';
 import type { Question } from '../questions/question';
 import type { Engine, EngineRequest, EngineResponse } from './engine.interface';
 
@@ -8,15 +8,23 @@ export class UsageMeter {
   private readonly spent = new Map<string, number>();
   private lastAnswered: string | null = null;
 
-  /** Counts one answer: its `usage.input_tokens` (when a number) and its model. */
+  /** Counts one answer: its `usage.input_tokens` (when a whole number ≥ 0) and its model. */
   record(connection: string, provenance: Provenance | undefined): void {
     // A response without Provenance is the Judge's to reject as malformed; only well-formed ones are metered.
     if (!provenance?.details) return;
-    const tokens = (provenance.details.usage as { input_tokens?: unknown } | null | undefined)?.input_tokens;
-    if (typeof tokens === 'number' && Number.isFinite(tokens)) {
-      this.spent.set(connection, this.usage(connection) + tokens);
-    }
+    this.spend(connection, provenance.details.usage);
     this.lastAnswered = provenance.model;
+  }
+
+  /**
+   * Counts the `input_tokens` of a usage report. A negative, fractional or non-numeric count is ignored: a hostile
+   * or broken Engine must not be able to refill a budget.
+   */
+  spend(connection: string, usage: unknown): void {
+    const tokens = (usage as { input_tokens?: unknown } | null | undefined)?.input_tokens;
+    if (Number.isSafeInteger(tokens) && (tokens as number) >= 0) {
+      this.spent.set(connection, this.usage(connection) + (tokens as number));
+    }
   }
 
   /** Input tokens spent on one connection, or on all of them. */
@@ -71,6 +79,13 @@ export class MeteredEngine implements Engine {
       this.meter.record(this.connection, response?.provenance);
       this.lastSpend = this.meter.usage(this.connection) - before;
       return response;
+    } catch (error) {
+      // A rejected 2xx answer was paid for: its usage counts against the budget too.
+      if (error instanceof MalformedEngineResponse && error.usage) {
+        this.meter.spend(this.connection, error.usage);
+        this.lastSpend = this.meter.usage(this.connection) - before;
+      }
+      throw error;
     } finally {
       if (this.budget !== null) this.release();
     }

@@ -19,7 +19,10 @@ export class EngineFailed extends JudgmentError {
 }
 
 /** The Engine answered, but its response could not be read (or left Questions unanswered). */
-export class MalformedEngineResponse extends EngineFailed {}
+export class MalformedEngineResponse extends EngineFailed {
+  /** Token counts the rejected 2xx answer reported (it was paid for), set by the driver; null when none. */
+  usage: Readonly<Record<string, number>> | null = null;
+}
 /** The Engine refused the request as invalid (HTTP 400/422), or the connection refused it before asking. */
 export class EngineRejectedRequest extends EngineFailed {}
 /** The Engine refused the credentials (HTTP 401/403). */
@@ -55,6 +58,12 @@ export class EngineRateLimitDeferred extends JudgmentError {
 export class EngineOverloaded extends EngineFailed {}
 /** The connection's token budget is spent: no request was sent. */
 export class EngineBudgetExhausted extends EngineFailed {}
+
+/**
+ * The app began shutting down while an Engine request waited to be retried (after a 429/529): the wait was cancelled
+ * and nothing more was sent or recorded. Not an Engine failure: a queued job is left for another worker.
+ */
+export class EngineCallInterrupted extends JudgmentError {}
 
 /** A connection or driver is missing or misconfigured. A configuration error, not a failed attempt. */
 export class EngineNotConfigured extends JudgmentError {}

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { CanViewRecordsGuard } from './can-view.guard';
+import { JsonBodyGuard } from './json-body.guard';
 import { JudgmentHttpExceptionFilter } from './judgment-http-exception.filter';
 import {
   JUDGMENT_HTTP_ASYNC_OPTIONS_TYPE,
@@ -21,7 +22,7 @@ import { JudgmentReviewsController } from './judgment-reviews.controller';
  */
 @Module({
   controllers: [JudgmentReviewsController],
-  providers: [CanViewRecordsGuard, JudgmentHttpExceptionFilter],
+  providers: [CanViewRecordsGuard, JsonBodyGuard, JudgmentHttpExceptionFilter],
 })
 export class JudgmentHttpModule extends JudgmentHttpConfigurableModule {
   static forRoot(options: typeof JUDGMENT_HTTP_OPTIONS_TYPE): DynamicModule {

@@ -16,6 +16,7 @@ import {
 import { AssessmentRecords } from '../records/assessment-records.service';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { CanViewRecordsGuard } from './can-view.guard';
+import { JsonBodyGuard } from './json-body.guard';
 import { JudgmentHttpExceptionFilter } from './judgment-http-exception.filter';
 import { JUDGMENT_HTTP_OPTIONS } from './judgment-http.module-definition';
 import type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
@@ -23,6 +24,9 @@ import { type RecordDetail, type RecordSummary, recordDetail, recordSummary } fr
 import { ClaimReviewDto, ListReviewsQuery, RecordIdParams, ResolveReviewDto } from './review.dto';
 import { requestReviewer } from './reviewer-from';
 import { judgmentValidationPipe } from './validation';
+
+/** The largest record id: the id column is a 32-bit integer. */
+const MAX_RECORD_ID = 2 ** 31 - 1;
 
 /**
  * One page of the Review list. `nextAfter` is the `after` of the next page (keyset pagination, fast at any depth);
@@ -88,7 +92,7 @@ export class JudgmentReviewsController {
   /** `POST /judgment/records/:id/resolve` with `{ "resolution": "approve" }` — only for who may view records. */
   @Post('records/:id/resolve')
   @HttpCode(200)
-  @UseGuards(CanViewRecordsGuard)
+  @UseGuards(CanViewRecordsGuard, JsonBodyGuard)
   async resolve(
     @Param() params: RecordIdParams,
     @Body() body: ResolveReviewDto,
@@ -135,7 +139,8 @@ export class JudgmentReviewsController {
   }
 
   private async find(id: number): Promise<AssessmentRecord> {
-    const record = await this.records.find(id);
+    // Above the id column's range nothing can exist (asking the database would overflow its integer).
+    const record = id <= MAX_RECORD_ID ? await this.records.find(id) : null;
     if (!record) throw new NotFoundException(`Assessment record #${id} does not exist.`);
     return record;
   }

@@ -1,4 +1,4 @@
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   IsIn,
   IsInt,
@@ -51,10 +51,10 @@ export class ListReviewsQuery {
   claim?: 'unclaimed' | 'mine';
 }
 
-/** `:id` of a record route. */
+/** `:id` of a record route: plain decimal digits only (no sign, spaces, hex, exponent or fraction). */
 export class RecordIdParams {
-  @Type(() => Number)
-  @IsInt()
+  @Transform(({ value }) => (typeof value === 'string' && /^[1-9][0-9]{0,30}$/.test(value) ? Number(value) : NaN))
+  @IsInt({ message: 'id must be a record id: a whole number of 1 or more, in plain decimal digits' })
   @Min(1)
   id!: number;
 }

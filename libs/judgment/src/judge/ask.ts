@@ -1,7 +1,7 @@
 import { Assessment, type DecisionRecording, type EncodedAnswer } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
 import { COMPUTE_ONLY } from '../decision/apply-decision';
-import type { EvidenceMap } from '../definition/evidence';
+import { type EvidenceMap, prepareEvidence } from '../definition/evidence';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
 import type { Engine, EngineResponse } from '../engines/engine.interface';
 import { EngineFailed, MalformedEngineResponse } from '../errors';
@@ -25,8 +25,9 @@ export interface AskRequest {
 export async function ask<J extends Judgment>(judgment: J, request: AskRequest): Promise<Assessment<J>> {
   const name = judgmentName(judgment);
   const questions = expandQuestions(name, request.questions);
+  const evidence = prepareEvidence(request.evidence).shown;
   try {
-    const response = await request.engine.answer({ questions, evidence: request.evidence });
+    const response = await request.engine.answer({ questions, evidence });
     return readAnswers(judgment, request.questions, response);
   } catch (error) {
     throw EngineFailed.wrap(name, error);

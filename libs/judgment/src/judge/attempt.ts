@@ -1,4 +1,4 @@
-import { type EvidenceMap, prepareEvidence } from '../definition/evidence';
+import { prepareEvidence } from '../definition/evidence';
 import { type UnresolvedEvidencePath, unresolvedEvidencePaths } from '../definition/evidence-paths';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
 import type { AttemptContext } from '../persistence/record.writer';
@@ -10,8 +10,6 @@ export interface DescribedAttempt extends AttemptContext {
   readonly questions: QuestionMap;
   /** The expanded Questions (Likelihood Sets as `set.label`), checked for key collisions. */
   readonly expanded: ReadonlyMap<string, Question>;
-  /** The Evidence as the Judgment returned it (UntrustedText at its paths). */
-  readonly evidenceMap: EvidenceMap;
   readonly missingEvidencePaths: readonly UnresolvedEvidencePath[];
 }
 
@@ -24,14 +22,12 @@ export function describeAttempt(judgment: Judgment): DescribedAttempt {
   const name = judgmentName(judgment);
   const questions = readQuestions(name, judgment.questions());
   const expanded = expandQuestions(name, questions);
-  const evidenceMap = judgment.evidence();
-  const evidence = prepareEvidence(evidenceMap);
+  const evidence = prepareEvidence(judgment.evidence());
   return {
     name,
     judgment,
     questions,
     expanded,
-    evidenceMap,
     evidence,
     missingEvidencePaths: unresolvedEvidencePaths(expanded, evidence.json),
     questionsFingerprint: questionsFingerprint(questions),

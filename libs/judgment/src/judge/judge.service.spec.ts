@@ -186,3 +186,12 @@ describe('Judge on SQLite in memory', () => {
     expect(log.of(AssessmentCompleted).map((event) => event.record?.id)).toEqual([row.id]);
   });
 });
+
+describe('cacheFor() is checked', () => {
+  it.each([NaN, Infinity, -1, '60'])('a cacheFor() of %p is refused before the Engine is asked', async (seconds) => {
+    const { judge, rows } = await start();
+    const check = Object.assign(new NoteCheck('hello'), { cacheFor: () => seconds as number });
+    await expect(judge.assess(check)).rejects.toThrow(/cacheFor\(\) must return a finite number of seconds/);
+    expect(await rows()).toEqual([]);
+  });
+});

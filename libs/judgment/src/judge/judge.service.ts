@@ -5,7 +5,7 @@ import { Unassessed } from '../assessment/unassessed';
 import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
 import type { EngineRequest, EngineResponse } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
-import { EngineFailed, EngineRateLimitDeferred } from '../errors';
+import { EngineCallInterrupted, EngineFailed, EngineRateLimitDeferred, InvalidJudgment } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
@@ -13,6 +13,7 @@ import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import { RecordWriter } from '../persistence/record.writer';
 import { Recorder } from '../recording/recorder';
+import type { RecordLink } from '../recording/record-link';
 import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
 import { judgmentInstruments } from '../telemetry/judgment.metrics';
 import { SpanKind, inSpan } from '../telemetry/judgment.tracing';
@@ -26,6 +27,7 @@ import {
   type DispatchOptions,
   type DispatchStrategy,
   JUDGMENT_DISPATCH,
+  type PaidAnswers,
   type RecordedAttempt,
 } from './judge.types';
 
@@ -76,10 +78,10 @@ export class Judge implements Attempter {
    * `assess()`, also telling which record the attempt was written to (null when nothing was): what the queue's jobs
    * use to decide from the record.
    */
-  async attempt<J extends Judgment>(judgment: J): Promise<RecordedAttempt<J>> {
+  async attempt<J extends Judgment>(judgment: J, paid?: PaidAnswers): Promise<RecordedAttempt<J>> {
     const attempt = this.prepare(judgment);
     return inSpan('judgment.assess', { attributes: { 'judgment.name': attempt.name } }, async (span) => {
-      const recorded = await this.attemptPrepared(judgment, attempt);
+      const recorded = await this.attemptPrepared(judgment, attempt, paid);
       const status = recorded.result instanceof Unassessed ? 'unassessed' : 'assessed';
       span.setAttribute('judgment.status', status);
       if (recorded.record) span.setAttribute('judgment.record_id', recorded.record.id);
@@ -87,8 +89,20 @@ export class Judge implements Attempter {
     });
   }
 
-  private async attemptPrepared<J extends Judgment>(judgment: J, attempt: Attempt): Promise<RecordedAttempt<J>> {
+  private async attemptPrepared<J extends Judgment>(
+    judgment: J,
+    attempt: Attempt,
+    paid: PaidAnswers | undefined,
+  ): Promise<RecordedAttempt<J>> {
     const cacheKey = attempt.cacheFor === null || attempt.chosen.scripted ? null : this.cacheKey(attempt);
+    const link = this.attempts.link({ checksPurity: attempt.chosen.scripted });
+    if (paid) {
+      // Answers paid for in an earlier run whose recording failed: recorded now, the Engine is not asked again.
+      const { engine, model, requestId, details } = paid.provenance;
+      const provenance = new Provenance(engine, model, requestId, details);
+      const assessment = Assessment.fromAnswers(judgment, attempt.questions, paid.answers, provenance, link);
+      return this.answered(judgment, attempt, assessment, link, cacheKey);
+    }
     if (cacheKey) {
       const hit = await this.cache.get(cacheKey);
       const usable = hit && !(hit.recordId === null && this.rows.persistence.enabled);
@@ -99,7 +113,6 @@ export class Judge implements Attempter {
       if (usable) return this.fromCache(judgment, attempt, hit);
     }
 
-    const link = this.attempts.link({ checksPurity: attempt.chosen.scripted });
     let response: unknown;
     let assessment: Assessment<J>;
     try {
@@ -111,12 +124,24 @@ export class Judge implements Attempter {
     } catch (error) {
       // A queued job's call the rate limit refused: nothing was answered or paid; the job goes back to its queue.
       if (error instanceof EngineRateLimitDeferred) throw error;
+      // A retry wait cancelled by the shutdown is no attempt: nothing more was sent, nothing is recorded.
+      if (error instanceof EngineCallInterrupted) throw error;
       // Classified by where it came from, not its type: fetch reports an outage as TypeError, JSON.parse as SyntaxError.
       // Provenance is kept only when the Engine returned a response that the Judge itself rejected.
       const provenance = provenanceOf(response);
       return this.failed(judgment, attempt, EngineFailed.wrap(attempt.name, error), provenance);
     }
+    return this.answered(judgment, attempt, assessment, link, cacheKey);
+  }
 
+  /** Records, announces, logs and caches an answered attempt. */
+  private async answered<J extends Judgment>(
+    judgment: J,
+    attempt: Attempt,
+    assessment: Assessment<J>,
+    link: RecordLink,
+    cacheKey: string | null,
+  ): Promise<RecordedAttempt<J>> {
     const record = await this.recording(() => link.recordAnswered(attempt, assessment));
     judgmentInstruments().assessments.add(1, { 'judgment.name': attempt.name, 'judgment.status': 'assessed' });
     this.answers.assessed(assessment, link);
@@ -214,10 +239,10 @@ export class Judge implements Attempter {
     const connection = judgment.engine?.() ?? metadata.engine ?? this.engines.defaultConnectionName();
     return {
       ...described,
-      request: { questions: described.expanded, evidence: described.evidenceMap },
+      request: { questions: described.expanded, evidence: described.evidence.shown },
       connection,
       chosen: this.answers.engineFor(judgment, connection),
-      cacheFor: judgment.cacheFor?.() ?? metadata.cacheFor ?? null,
+      cacheFor: checkedCacheFor(described.name, judgment.cacheFor?.() ?? metadata.cacheFor ?? null),
     };
   }
 
@@ -266,6 +291,15 @@ export class Judge implements Attempter {
     if (this.throwOnFailure) throw error;
     return { result: new Unassessed(judgment, error, record), record };
   }
+}
+
+/** A Judgment's `cacheFor()`: a finite number of seconds ≥ 0, or null; anything else would never expire. */
+function checkedCacheFor(name: string, seconds: unknown): number | null {
+  if (seconds === null || seconds === undefined) return null;
+  if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0) return seconds;
+  throw new InvalidJudgment(
+    `${name}.cacheFor() must return a finite number of seconds ≥ 0, or null for no caching; got ${String(seconds)}.`,
+  );
 }
 
 /** The Provenance of what an Engine returned, when it returned something carrying one. */

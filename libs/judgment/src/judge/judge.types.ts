@@ -1,4 +1,4 @@
-import type { Assessment } from '../assessment/assessment';
+import type { Assessment, EncodedAnswer } from '../assessment/assessment';
 import type { Unassessed } from '../assessment/unassessed';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
@@ -37,9 +37,30 @@ export interface RecordedAttempt<J extends Judgment> {
   readonly record: AssessmentRecord | null;
 }
 
+/**
+ * Answers an Engine was paid for but that could not be recorded (AssessmentNotRecorded during an outage), in a form a
+ * queue job can keep: given back to `attempt()`, they are recorded without asking the Engine again.
+ */
+export interface PaidAnswers {
+  readonly answers: Record<string, EncodedAnswer>;
+  readonly provenance: {
+    readonly engine: string;
+    readonly model: string;
+    readonly requestId: string | null;
+    readonly details: Record<string, unknown>;
+  };
+}
+
+/** The PaidAnswers of an Assessment (what AssessmentNotRecorded carries). */
+export function paidAnswersOf(assessment: Assessment<any>): PaidAnswers {
+  const { engine, model, requestId, details } = assessment.provenance;
+  return { answers: assessment.encodedAnswers(), provenance: { engine, model, requestId, details: { ...details } } };
+}
+
 /** Something that assesses and tells which record it wrote: the Judge, as the dispatch strategies see it. */
 export interface Attempter {
-  attempt<J extends Judgment>(judgment: J): Promise<RecordedAttempt<J>>;
+  /** Assesses `judgment`; with `paid`, records those answers instead of asking the Engine. */
+  attempt<J extends Judgment>(judgment: J, paid?: PaidAnswers): Promise<RecordedAttempt<J>>;
 }
 
 /** A way of running dispatched Judgments (inline, or on BullMQ); resolves to the job id. */

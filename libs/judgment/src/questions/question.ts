@@ -27,6 +27,12 @@ export function readQuestions(judgment: string, questions: unknown): QuestionMap
     throw new InvalidQuestion(`${judgment}.questions() must return a { key: Question } map.`);
   }
   for (const [key, question] of Object.entries(questions)) {
+    if (key === '__proto__') {
+      throw new InvalidQuestion(
+        `${judgment} declares a Question keyed "__proto__", which JavaScript objects cannot hold as an ordinary key ` +
+          '(records, answers and caches would lose it): rename the key.',
+      );
+    }
     if (
       !(question instanceof Likelihood) &&
       !(question instanceof Classification) &&

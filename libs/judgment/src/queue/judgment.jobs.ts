@@ -4,7 +4,7 @@ import { Unassessed } from '../assessment/unassessed';
 import type { Outcome } from '../definition/outcome';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import { JudgmentRegistry } from '../registry/judgment.registry';
-import type { Attempter } from '../judge/judge.types';
+import type { Attempter, PaidAnswers } from '../judge/judge.types';
 import { RecordQueries } from '../records/record-queries.service';
 import { Replay } from '../records/replay.service';
 import { RecordWriter } from '../persistence/record.writer';
@@ -49,9 +49,10 @@ export class JudgmentJobs {
   /**
    * Assesses through `judge`. An Engine failure throws (throwOnFailure true, after the attempt was recorded)
    * or ends `unassessed`. A recorded Assessment is left for the decide job; an unrecorded one is decided here.
+   * With `paid` (answers an earlier run paid for but could not record) the Engine is not asked again.
    */
-  async assess(judge: Attempter, judgment: Judgment): Promise<AssessStep> {
-    const { result, record } = await judge.attempt(judgment);
+  async assess(judge: Attempter, judgment: Judgment, paid?: PaidAnswers): Promise<AssessStep> {
+    const { result, record } = await judge.attempt(judgment, paid);
     if (result instanceof Unassessed) return { kind: 'unassessed', record: record?.id ?? null };
     if (!judgmentMetadata(judgment.constructor).decision) return { kind: 'assessed', record: record?.id ?? null };
     if (record) return { kind: 'recorded', record: record.id };

@@ -2,10 +2,14 @@ import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { WorkerHost } from '@nestjs/bullmq';
 import type { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
+import { Assessment } from '../assessment/assessment';
+import type { EngineManager } from '../engines/engine.manager';
 import { withLimitMode } from '../engines/limits/limit-context';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
 import {
+  AssessmentNotRecorded,
+  EngineCallInterrupted,
   EngineRateLimitDeferred,
   NoDefaultDecision,
   SubjectNotFound,
@@ -14,10 +18,12 @@ import {
   UnrebuildableAssessment,
 } from '../errors';
 import type { Judge } from '../judge/judge.service';
+import { type PaidAnswers, paidAnswersOf } from '../judge/judge.types';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { ReviewDeadlines } from '../review/review-deadlines.service';
 import { SpanKind, contextFromCarrier, inSpan, traceCarrier } from '../telemetry/judgment.tracing';
 import type { AssessStep, JudgmentJobs } from './judgment.jobs';
+import { isOutage, outageWait } from './outage';
 import type { ResolvedQueueOptions } from './queue.options';
 import {
   type AssessCheckpoint,
@@ -25,6 +31,7 @@ import {
   type DecideJobData,
   type ExpireJobData,
   KEEP_JOBS,
+  type OutageMarks,
   decideJobId,
   messagingAttributes,
 } from './queue.jobs-data';
@@ -34,6 +41,8 @@ export interface WorkerStart {
   readonly readiness: EventEmitterReadinessWatcher | null;
   /** True in the `judgment` command line's context (JUDGMENT_WORKERS_DISABLED): no command consumes a job. */
   readonly disabled: boolean;
+  /** The Engines, whose retry waits are cancelled before the worker closes (so closing never waits them out). */
+  readonly engines: EngineManager | null;
 }
 
 /**
@@ -46,7 +55,7 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
   constructor(
     protected readonly options: ResolvedQueueOptions,
     protected readonly jobs: JudgmentJobs,
-    private readonly logger: JudgmentLogger,
+    protected readonly logger: JudgmentLogger,
     private readonly start: WorkerStart,
   ) {
     super();
@@ -66,6 +75,7 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.start.engines?.shutdown();
     await this.worker.close();
   }
 
@@ -74,6 +84,38 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
     const attributes = messagingAttributes(job.queueName, job.id, 'process', job.data.judgment.judgment);
     const options = { kind: SpanKind.CONSUMER, attributes, parent: contextFromCarrier(job.data.trace) };
     return inSpan(`process ${job.queueName}`, options, work);
+  }
+
+  /**
+   * Runs a job's work. An outage of PostgreSQL or Redis does not spend one of the job's attempts: the job is put
+   * back, delayed with a growing wait, until `outage.retryFor` ms have passed since the outage began (then the error
+   * fails the attempt as usual). A retry wait the shutdown cancelled puts the job back at once, for another worker.
+   */
+  protected async ridingOutages<T>(job: Job<OutageMarks>, token: string | undefined, work: () => Promise<T>) {
+    try {
+      return await work();
+    } catch (error) {
+      if (token === undefined) throw error;
+      if (error instanceof EngineCallInterrupted) {
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
+      const { outage } = this.options;
+      const since = job.data.outageSince ?? Date.now();
+      if (!isOutage(error) || Date.now() - since > outage.retryFor) throw error;
+      const retries = (job.data.outageRetries ?? 0) + 1;
+      const wait = outageWait(outage, retries);
+      await job.updateData({ ...job.data, outageSince: since, outageRetries: retries });
+      this.logger.warn('Judgment job waits out an outage.', {
+        queue: this.worker.name,
+        job: job.id,
+        retry: retries,
+        wait_ms: wait,
+        exception: describeError(error as Error),
+      });
+      await job.moveToDelayed(Date.now() + wait, token);
+      throw new DelayedError();
+    }
   }
 }
 
@@ -96,18 +138,27 @@ export class AssessProcessor extends JudgmentWorkerHost {
     super(options, jobs, logger, start);
   }
 
-  async process(job: Job<AssessJobData>): Promise<AssessStep> {
-    return this.inJobSpan(job, () => this.assess(job));
+  process(job: Job<AssessJobData>, token?: string): Promise<AssessStep> {
+    return this.inJobSpan(job, () => this.ridingOutages(job, token, () => this.assess(job)));
   }
 
   private async assess(job: Job<AssessJobData>): Promise<AssessStep> {
-    const checkpoint = job.progress as Partial<AssessCheckpoint> | number;
-    if (typeof checkpoint === 'object' && typeof checkpoint.record === 'number') {
+    const checkpoint = (typeof job.progress === 'object' ? job.progress : {}) as Partial<AssessCheckpoint>;
+    if ('record' in checkpoint && typeof checkpoint.record === 'number') {
       await this.chainDecide(job, checkpoint.record);
       return { kind: 'recorded', record: checkpoint.record };
     }
     const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
-    const step = await this.assessWithinLimits(judgment);
+    const paid = 'paid' in checkpoint ? checkpoint.paid : undefined;
+    let step: AssessStep;
+    try {
+      step = await this.assessWithinLimits(judgment, paid);
+    } catch (error) {
+      // Paid answers that could not be recorded stay with the job: the next run records them without paying again.
+      if (error instanceof AssessmentNotRecorded && error.assessment instanceof Assessment)
+        await job.updateProgress({ paid: paidAnswersOf(error.assessment) } satisfies AssessCheckpoint);
+      throw error;
+    }
     if (step.kind === 'recorded') {
       await job.updateProgress({ record: step.record } satisfies AssessCheckpoint);
       await this.chainDecide(job, step.record);
@@ -120,10 +171,10 @@ export class AssessProcessor extends JudgmentWorkerHost {
    * the call, the whole queue pauses for the time given (BullMQ's manual rate limit) and the job goes back to wait
    * without counting as an attempt.
    */
-  private async assessWithinLimits(judgment: Judgment): Promise<AssessStep> {
-    if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment);
+  private async assessWithinLimits(judgment: Judgment, paid: PaidAnswers | undefined): Promise<AssessStep> {
+    if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment, paid);
     try {
-      return await withLimitMode({ defer: true }, () => this.jobs.assess(this.judge, judgment));
+      return await withLimitMode({ defer: true }, () => this.jobs.assess(this.judge, judgment, paid));
     } catch (error) {
       if (!(error instanceof EngineRateLimitDeferred)) throw error;
       // Never 0: a 429 saying `retry-after: 0` would otherwise send every worker straight back to the Engine.
@@ -150,12 +201,14 @@ export class AssessProcessor extends JudgmentWorkerHost {
  * Decision) fails the job at once.
  */
 export class DecideProcessor extends JudgmentWorkerHost {
-  async process(job: Job<DecideJobData>): Promise<{ record: number; outcome: Outcome }> {
-    return this.inJobSpan(job, async () => {
-      const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
-      const outcome = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(job.data.record, judgment));
-      return { record: job.data.record, outcome };
-    });
+  process(job: Job<DecideJobData>, token?: string): Promise<{ record: number; outcome: Outcome }> {
+    return this.inJobSpan(job, () =>
+      this.ridingOutages(job, token, async () => {
+        const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
+        const outcome = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(job.data.record, judgment));
+        return { record: job.data.record, outcome };
+      }),
+    );
   }
 }
 

@@ -1,15 +1,22 @@
+import type { PaidAnswers } from '../judge/judge.types';
 import type { TraceCarrier } from '../telemetry/judgment.tracing';
 import type { JudgmentPayload } from './judgment.payload';
 
+/** When the outage a job is riding out began (epoch ms), and how many times it waited for it. */
+export interface OutageMarks {
+  readonly outageSince?: number;
+  readonly outageRetries?: number;
+}
+
 /** Data of an assess job. */
-export interface AssessJobData {
+export interface AssessJobData extends OutageMarks {
   readonly judgment: JudgmentPayload;
   /** The dispatching trace context (W3C `traceparent`), so the worker's spans join the dispatcher's trace. */
   readonly trace?: TraceCarrier;
 }
 
 /** Data of a decide job: the record to decide (by id) and the Judgment it was assessed for. */
-export interface DecideJobData {
+export interface DecideJobData extends OutageMarks {
   readonly record: number;
   readonly judgment: JudgmentPayload;
   /** The assess job's trace context. */
@@ -26,10 +33,11 @@ export function expireJobId(recordId: number): string {
   return `expire-${recordId}`;
 }
 
-/** What the assess job stores in its progress once the Judge recorded the Assessment, so a retry resumes there. */
-export interface AssessCheckpoint {
-  readonly record: number;
-}
+/**
+ * What the assess job stores in its progress so a later run resumes there: the record once the Judge recorded the
+ * Assessment, or the paid answers the Judge could not record (an outage), to record without asking the Engine again.
+ */
+export type AssessCheckpoint = { readonly record: number } | { readonly paid: PaidAnswers };
 
 /** How long finished jobs are kept: completed ones make re-added ids duplicates (idempotency), failed ones are evidence. */
 export const KEEP_JOBS = {

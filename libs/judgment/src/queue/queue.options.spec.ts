@@ -16,6 +16,7 @@ describe('queue options', () => {
       runWorkers: true,
       workerOptions: {},
       pauseOnRateLimit: true,
+      outage: { retryFor: 600_000, delay: 1000, maxDelay: 30_000 },
     });
   });
 

@@ -1,4 +1,5 @@
 import type { JudgmentQueueOptions, JudgmentWorkerOptions } from '../judgment.options';
+import type { OutagePolicy } from './outage';
 
 /** Default name of the assess queue. */
 export const JUDGMENT_ASSESS_QUEUE = 'judgment-assess';
@@ -22,6 +23,7 @@ export interface ResolvedQueueOptions {
   readonly runWorkers: boolean;
   readonly workerOptions: JudgmentWorkerOptions;
   readonly pauseOnRateLimit: boolean;
+  readonly outage: OutagePolicy;
 }
 
 /** Applies the defaults; attempts and concurrency are whole numbers of at least 1. */
@@ -39,6 +41,11 @@ export function resolveQueueOptions(options: JudgmentQueueOptions = {}): Resolve
     runWorkers: options.runWorkers ?? true,
     workerOptions: options.workerOptions ?? {},
     pauseOnRateLimit: options.pauseOnRateLimit ?? true,
+    outage: {
+      retryFor: atLeastOne(options.outage?.retryFor, 600_000),
+      delay: atLeastOne(options.outage?.delay, 1000),
+      maxDelay: atLeastOne(options.outage?.maxDelay, 30_000),
+    },
   };
 }
 

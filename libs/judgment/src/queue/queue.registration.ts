@@ -51,9 +51,14 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
   if (options.runWorkers) {
     const readiness = { token: EventEmitterReadinessWatcher, optional: true };
     const disabled = { token: JUDGMENT_WORKERS_DISABLED, optional: true };
-    const start = (watcher: EventEmitterReadinessWatcher | undefined, off: boolean | undefined): WorkerStart => ({
+    const start = (
+      watcher: EventEmitterReadinessWatcher | undefined,
+      off: boolean | undefined,
+      engines: EngineManager | null = null,
+    ): WorkerStart => ({
       readiness: watcher ?? null,
       disabled: off === true,
+      engines,
     });
     const assess = processorOf(AssessProcessor, assessQueue, options);
     const decide = processorOf(DecideProcessor, decideQueue, options);
@@ -69,7 +74,8 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
           queue: Queue,
           judge: Judge,
           ownQueue: Queue,
-        ) => new assess(options, jobs, logger, start(watcher, off), queue, judge, ownQueue),
+          engines: EngineManager,
+        ) => new assess(options, jobs, logger, start(watcher, off, engines), queue, judge, ownQueue),
         inject: [
           JudgmentJobs,
           JudgmentLogger,
@@ -78,6 +84,7 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
           getQueueToken(decideQueue),
           Judge,
           getQueueToken(assessQueue),
+          EngineManager,
         ],
       },
       {
@@ -87,8 +94,9 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
           logger: JudgmentLogger,
           watcher: EventEmitterReadinessWatcher | undefined,
           off: boolean | undefined,
-        ) => new decide(options, jobs, logger, start(watcher, off)),
-        inject: [JudgmentJobs, JudgmentLogger, readiness, disabled],
+          engines: EngineManager,
+        ) => new decide(options, jobs, logger, start(watcher, off, engines)),
+        inject: [JudgmentJobs, JudgmentLogger, readiness, disabled, EngineManager],
       },
       {
         provide: expire,

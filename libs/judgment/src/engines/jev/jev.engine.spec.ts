@@ -381,13 +381,18 @@ describe('Jev driver: strict response validation', () => {
     expect(error.requestId).toBe(simulator.requests[0].requestId);
   });
 
-  it('accepts score probabilities as a list, numeric strings and integers', async () => {
+  it('accepts score probabilities as a list and integers, but not numeric strings (the wire sends numbers)', async () => {
+    simulator.fail({
+      kind: 'malformed',
+      body: withAnswer('credibility', { type: 'score', probabilities: [0.25, 0, 0.75] }),
+    });
+    const { answers: read } = await jev().answer(ask());
+    expect(read.credibility).toEqual([0.25, 0, 0.75]);
     simulator.fail({
       kind: 'malformed',
       body: withAnswer('credibility', { type: 'score', probabilities: ['0.25', 0, 0.75] }),
     });
-    const { answers: read } = await jev().answer(ask());
-    expect(read.credibility).toEqual([0.25, 0, 0.75]);
+    await expect(jev().answer(ask())).rejects.toThrow(/probability of "0" is not a number between 0 and 1/);
   });
 
   it('leaves unanswered Questions to the Judge instead of failing', async () => {

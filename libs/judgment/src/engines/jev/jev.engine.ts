@@ -1,17 +1,24 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
-import { setTimeout as delay } from 'node:timers/promises';
 import { inspect } from 'node:util';
 import { Provenance } from '../../assessment/provenance';
-import { EngineNotConfigured, EngineRateLimitDeferred, EngineRejectedRequest } from '../../errors';
+import {
+  EngineCallInterrupted,
+  EngineRateLimitDeferred,
+  EngineNotConfigured,
+  EngineRejectedRequest,
+  MalformedEngineResponse,
+} from '../../errors';
 import type { EngineConnectionOptions } from '../../judgment.options';
 import type { Question } from '../../questions/question';
 import { connectionSettings } from '../connection.settings';
 import { limitMode } from '../limits/limit-context';
 import type { Engine, EngineRequest, EngineResponse } from '../engine.interface';
+import { redact, shorten } from '../http/foreign-json';
+import { type Sleep, attemptDeadline, sleepUnlessAborted } from '../http/request-limits';
 import { statusError, transportError, type ResponseOrigin } from './jev.errors';
 import { inHttpSpan } from '../../telemetry/judgment.tracing';
 import { isLoopbackUrl } from './loopback';
-import { readResponse, requestBody } from './jev.wire';
+import { type JevReading, readResponse, reportedUsage, requestBody } from './jev.wire';
 import { RETRYABLE_STATUSES, retryWait } from './retry';
 
 /** Where the hosted Jev answers when a connection sets no `url`. */
@@ -32,10 +39,12 @@ export interface JevSettings {
   readonly retries: number;
   /** Most options a Classification may offer; null for no limit beyond the package's. */
   readonly maxLabels: number | null;
+  /** Largest response body read, in bytes. */
+  readonly maxResponseBytes: number;
 }
 
 /** How the driver waits before a retry; replaceable so tests can observe the computed waits. */
-export type Sleep = (milliseconds: number) => Promise<unknown>;
+export type { Sleep };
 
 /** The Jev driver: TypeSafe's hosted Jev and self-hosted Laya over the System One wire (`POST /v1/systemone`). */
 export class JevEngine implements Engine {
@@ -47,7 +56,9 @@ export class JevEngine implements Engine {
 
   constructor(
     settings: JevSettings,
-    private readonly sleep: Sleep = delay,
+    private readonly sleep: Sleep = sleepUnlessAborted,
+    /** Aborts when the app shuts down: retry waits are cancelled and nothing more is sent. */
+    private readonly shutdown?: AbortSignal,
   ) {
     const { key, ...visible } = settings;
     this.#key = key;
@@ -60,6 +71,7 @@ export class JevEngine implements Engine {
       transformResponse: [(data: unknown) => data],
       validateStatus: () => true,
       maxRedirects: 0,
+      maxContentLength: settings.maxResponseBytes,
     });
     // The Authorization header is added per request, so it never sits in the instance's defaults.
     this.http.interceptors.request.use((config) => {
@@ -78,7 +90,12 @@ export class JevEngine implements Engine {
   }
 
   /** Checks a connection's options and builds its driver; EngineNotConfigured names what to fix. */
-  static connect(connection: string, config: EngineConnectionOptions, sleep?: Sleep): JevEngine {
+  static connect(
+    connection: string,
+    config: EngineConnectionOptions,
+    sleep?: Sleep,
+    shutdown?: AbortSignal,
+  ): JevEngine {
     const key = typeof config.key === 'string' && config.key !== '' ? config.key : null;
     if (typeof config.model !== 'string' || config.model.trim() === '') {
       throw new EngineNotConfigured(
@@ -94,8 +111,12 @@ export class JevEngine implements Engine {
       );
     }
     if (key === null) checkKeyNotNeeded(connection, url, config.requireKey);
-    const { timeout, retries, maxLabels } = connectionSettings(connection, config);
-    return new JevEngine({ connection, key, url, model: config.model, timeout, retries, maxLabels }, sleep);
+    const { timeout, retries, maxLabels, maxResponseBytes } = connectionSettings(connection, config);
+    return new JevEngine(
+      { connection, key, url, model: config.model, timeout, retries, maxLabels, maxResponseBytes },
+      sleep,
+      shutdown,
+    );
   }
 
   model(): string {
@@ -109,12 +130,20 @@ export class JevEngine implements Engine {
     const header = response.headers['x-typesafe-request-id'];
     const origin: ResponseOrigin = {
       connection: this.settings.connection,
-      requestId: typeof header === 'string' && header !== '' ? header : null,
+      requestId: typeof header === 'string' && header !== '' ? shorten(redact(header, this.#key), 200) : null,
     };
     if (response.status < 200 || response.status > 299) {
       throw statusError(response.status, String(response.data ?? ''), origin, attempts, this.#key);
     }
-    const reading = readResponse(String(response.data ?? ''), request.questions, origin);
+    const text = String(response.data ?? '');
+    let reading: JevReading;
+    try {
+      reading = readResponse(text, request.questions, origin, this.#key);
+    } catch (error) {
+      // A 2xx answer is paid for even when it is rejected: its usage goes with the error, to be metered.
+      if (error instanceof MalformedEngineResponse) error.usage = reportedUsage(text);
+      throw error;
+    }
     return {
       answers: reading.answers,
       provenance: new Provenance(origin.connection, reading.model, origin.requestId, {
@@ -149,24 +178,33 @@ export class JevEngine implements Engine {
   }
 
   /**
-   * Posts the body, retrying 429/529 answers; returns the last response and how many requests were sent. In a queued
-   * job (`limitMode().defer`) a 429 is not waited for here: it is handed to the queue, which pauses for retry-after.
+   * Posts the body, retrying 429/529 answers; returns the last response and how many requests were sent. Each
+   * request has a wall-clock deadline of `timeout`; once the app shuts down, a retry wait is cancelled and no retry is
+   * sent (EngineCallInterrupted). A first request still goes out: a running job is let finish. In a queued job
+   * (`limitMode().defer`) a 429 is not waited for here: it is handed to the queue, which pauses for retry-after.
    */
   private async send(body: string): Promise<{ response: AxiosResponse<string>; attempts: number }> {
+    const { connection, timeout, retries } = this.settings;
     for (let attempts = 1; ; attempts++) {
-      const post = () => this.http.post<string>(this.endpoint, body);
+      const deadline = attemptDeadline(timeout);
+      const post = () => this.http.post<string>(this.endpoint, body, { signal: deadline });
       const response = await inHttpSpan('POST', this.endpoint, attempts - 1, post).catch((error: unknown) => {
-        throw transportError(error, this.settings.connection, this.endpoint, this.settings.timeout);
+        throw transportError(error, connection, this.endpoint, timeout, deadline, this.settings.maxResponseBytes);
       });
       if (response.status === 429 && limitMode().defer) {
         throw new EngineRateLimitDeferred(
-          `The Engine rate-limited the request (HTTP 429, connection "${this.settings.connection}"); the queue pauses ` +
-            'for its retry-after.',
+          `The Engine rate-limited the request (HTTP 429, connection "${connection}"); the queue pauses for its ` +
+            'retry-after.',
           retryWait(retryHeaders(response), attempts),
         );
       }
-      if (!RETRYABLE_STATUSES.has(response.status) || attempts > this.settings.retries) return { response, attempts };
-      await this.sleep(retryWait(retryHeaders(response), attempts));
+      if (!RETRYABLE_STATUSES.has(response.status) || attempts > retries) return { response, attempts };
+      try {
+        await this.sleep(retryWait(retryHeaders(response), attempts), this.shutdown);
+      } catch (error) {
+        if (this.shutdown?.aborted) throw interrupted(connection, attempts + 1);
+        throw error;
+      }
     }
   }
 }
@@ -193,6 +231,13 @@ export function checkKeyNotNeeded(connection: string, url: string, requireKey: b
       : `The Engine connection "${connection}" has no API key, and its url ${url} is not a loopback address. ` +
           `${setKey}, or point engines.${connection}.url at a server on this machine (127.0.0.1, localhost or ` +
           `[::1]), which needs none; for a remote server that needs none, set engines.${connection}.requireKey to false.`,
+  );
+}
+
+function interrupted(connection: string, attempt: number): EngineCallInterrupted {
+  return new EngineCallInterrupted(
+    `The app is shutting down: attempt ${attempt} on the Engine connection "${connection}" was not sent. Nothing ` +
+      'was recorded; a queued Judgment is left for another worker, an inline one can be assessed again.',
   );
 }
 

@@ -5,6 +5,8 @@ import {
   EngineRejectedRequest,
   EngineUnauthorized,
 } from '../../errors';
+import { parseForeignJson, redact, shorten } from '../http/foreign-json';
+import { isDeadlineAbort, isOversizedBody } from '../http/request-limits';
 
 /** Which connection and request a response or failure belongs to. */
 export interface ResponseOrigin {
@@ -30,9 +32,8 @@ export function statusError(
   readReason: (body: string) => string = errorReason,
 ): EngineFailed {
   const where = `HTTP ${status}, ${describeOrigin(origin)}`;
-  const given = readReason(body).trimEnd();
-  const sentence = given.endsWith('.') ? given.slice(0, -1) : given;
-  const reason = secret ? sentence.replaceAll(secret, '[redacted]') : sentence;
+  const given = shorten(redact(readReason(redact(body, secret)), secret)).trimEnd();
+  const reason = given.endsWith('.') ? given.slice(0, -1) : given;
   const option = (name: string) => `engines.${origin.connection}.${name}`;
   const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
   const details = { requestId: origin.requestId };
@@ -75,11 +76,21 @@ export function transportError(
   connection: string,
   endpoint: string,
   timeoutSeconds: number,
+  deadline?: AbortSignal,
+  maxResponseBytes?: number,
 ): EngineFailed {
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'unknown';
   const url = new URL(endpoint);
   const cause = new Error(`POST ${url.pathname} failed: ${code}`);
-  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') {
+  if (isOversizedBody(error)) {
+    return new EngineFailed(
+      `The Engine's response was larger than ${maxResponseBytes} bytes (connection "${connection}", POST ` +
+        `${url.origin}${url.pathname}), so reading stopped. Raise engines.${connection}.maxResponseBytes if its ` +
+        'answers are really that large.',
+      { cause },
+    );
+  }
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || (deadline && isDeadlineAbort(error, deadline))) {
     return new EngineFailed(
       `The Engine did not answer within ${timeoutSeconds} s (connection "${connection}", POST ${url.origin}${url.pathname}); ` +
         `a timed-out attempt is not retried. Raise engines.${connection}.timeout if the Engine needs longer.`,
@@ -103,7 +114,7 @@ const MAX_RAW_REASON = 300;
 export function errorReason(body: string): string {
   const detail = parseDetail(body);
   if (typeof detail === 'string' && detail.trim() !== '') return detail;
-  if (Array.isArray(detail) && detail.length > 0) return detail.map(validationItem).join('; ');
+  if (Array.isArray(detail) && detail.length > 0) return detail.slice(0, 10).map(validationItem).join('; ');
   if (detail !== null && typeof detail === 'object') {
     const { message, error_type: type } = detail as { message?: unknown; error_type?: unknown };
     if (typeof message === 'string' && message.trim() !== '') return message;
@@ -122,15 +133,14 @@ export function errorReason(body: string): string {
 
 function validationItem(item: unknown): string {
   const { loc, msg } = (item ?? {}) as { loc?: unknown; msg?: unknown };
-  const path = Array.isArray(loc) ? loc.slice(loc[0] === 'body' ? 1 : 0).join('.') : '';
-  const message = typeof msg === 'string' ? msg : 'invalid';
+  // Only plain segments: a nested `loc` would make join() recurse without bound.
+  const segments = Array.isArray(loc) ? loc.filter((part) => typeof part === 'string' || typeof part === 'number') : [];
+  const path = shorten(segments.slice(segments[0] === 'body' ? 1 : 0, 20).join('.'), 200);
+  const message = typeof msg === 'string' ? shorten(msg, 200) : 'invalid';
   return path ? `${path}: ${message}` : message;
 }
 
 function parseDetail(body: string): unknown {
-  try {
-    return (JSON.parse(body) as { detail?: unknown } | null)?.detail ?? null;
-  } catch {
-    return null;
-  }
+  const parsed = parseForeignJson(body) as { detail?: unknown } | null;
+  return parsed !== null && typeof parsed === 'object' ? (parsed.detail ?? null) : null;
 }

@@ -4,6 +4,15 @@ import { KIND_NAMES, type Question } from '../../questions/question';
 import type { EngineAnswer } from '../engine.interface';
 import { fencedEvidenceJson } from './fence';
 import { describeOrigin, type ResponseOrigin } from './jev.errors';
+import {
+  MAX_PROVENANCE_BODY_CHARS,
+  PROVENANCE_HEAD_CHARS,
+  nestsDeeperThan,
+  redact,
+  redactDeep,
+  shorten,
+  tokenCounts,
+} from '../http/foreign-json';
 
 /** The Jev type each Question kind is asked as. */
 const JEV_TYPES = { likelihood: 'noul', classification: 'choice', rating: 'score' } as const;
@@ -56,13 +65,19 @@ export function readResponse(
   text: string,
   questions: ReadonlyMap<string, Question>,
   origin: ResponseOrigin,
+  secret: string | null = null,
 ): JevReading {
-  const body = parseObject(text);
+  // The key is blanked out of everything taken from the response before it can be stored, logged or thrown.
+  const cleaned = redact(text, secret);
+  const deep = nestsDeeperThan(cleaned);
+  const parsed = parseObject(cleaned);
+  const body = parsed && !deep ? (redactDeep(parsed, secret) as Record<string, unknown>) : parsed;
   if (!body) throw unreadable(origin, 'it is not a JSON object');
   const answers = body.answers;
   if (!isObject(answers)) throw unreadable(origin, 'it has no "answers" object');
-  const model = isObject(body.routing) && body.routing.model ? body.routing.model : body.model;
-  if (typeof model !== 'string' || model === '') throw unreadable(origin, 'it names no model');
+  const named = isObject(body.routing) && body.routing.model ? body.routing.model : body.model;
+  if (typeof named !== 'string' || named === '') throw unreadable(origin, 'it names no model');
+  const model = shorten(redact(named, secret), 200);
 
   const read: Array<[string, EngineAnswer]> = [];
   const confidence: Array<[string, number]> = [];
@@ -70,7 +85,7 @@ export function readResponse(
     const question = questions.get(key);
     if (!question) {
       throw new MalformedEngineResponse(
-        `The Engine answered Question "${key}", which was not asked (${describeOrigin(origin)}).`,
+        `The Engine answered Question "${shorten(redact(key, secret), 100)}", which was not asked (${describeOrigin(origin)}).`,
         { requestId: origin.requestId },
       );
     }
@@ -78,7 +93,7 @@ export function readResponse(
     if (typeof value === 'string') {
       throw new MalformedEngineResponse(
         `The Engine's answer to Question "${key}" is unreadable (${describeOrigin(origin)}): expected a ` +
-          `${KIND_NAMES[question.kind]} answer, but ${value}.`,
+          `${KIND_NAMES[question.kind]} answer, but ${shorten(redact(value, secret), 300)}.`,
         { requestId: origin.requestId },
       );
     }
@@ -86,13 +101,31 @@ export function readResponse(
     const engineConfidence = probability((answer as Record<string, unknown>).confidence);
     if (engineConfidence !== null) confidence.push([key, engineConfidence]);
   }
+  const kept =
+    deep || cleaned.length > MAX_PROVENANCE_BODY_CHARS
+      ? { truncated: true, length: cleaned.length, head: cleaned.slice(0, PROVENANCE_HEAD_CHARS) }
+      : body;
   return {
     answers: Object.fromEntries(read),
     model,
-    usage: body.usage ?? null,
+    usage: tokenCounts(body.usage),
     confidence: Object.fromEntries(confidence),
-    body,
+    body: kept,
   };
+}
+
+/** The token counts a 2xx body reports, whatever else is wrong with it (a rejected answer was paid for too). */
+export function reportedUsage(text: string): Record<string, number> | null {
+  const body = parseObject(text);
+  return body ? tokenCounts(body.usage) : null;
+}
+
+/**
+ * How far a distribution of `options` probabilities may sum from 1: the Engine rounds each to 2 decimals, so up to
+ * half a hundredth per option, at least 0.02 and at most 0.1.
+ */
+export function sumTolerance(options: number): number {
+  return Math.min(0.1, Math.max(0.02, 0.005 * options));
 }
 
 /** The answer read as its Question's kind, or a phrase saying what is wrong with it. */
@@ -108,6 +141,10 @@ function readAnswer(question: Question, answer: unknown): EngineAnswer | string 
   const given = new Map(Object.entries(probabilities).map(([key, value]) => [key, probability(value)]));
   const bad = [...given].find(([, value]) => value === null);
   if (bad) return `its probability of "${bad[0]}" is not a number between 0 and 1`;
+  const sum = [...given.values()].reduce((total: number, value) => total + (value as number), 0);
+  if (Math.abs(sum - 1) > sumTolerance(given.size)) {
+    return `its probabilities sum to ${Number(sum.toFixed(4))} instead of 1 (±${sumTolerance(given.size)})`;
+  }
 
   const expected =
     question.kind === 'classification' ? question.options() : question.levels.map((_, index) => `${index}`);
@@ -128,11 +165,9 @@ function readAnswer(question: Question, answer: unknown): EngineAnswer | string 
   return Object.fromEntries(given) as Record<string, number>;
 }
 
-/** A number in 0..1 (numeric strings accepted), or null. */
+/** A JSON number in 0..1, or null: the Jev wire sends numbers, so strings such as "0x1" or "+0.5" are refused. */
 function probability(value: unknown): number | null {
-  const number =
-    typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-  return number >= 0 && number <= 1 ? number : null;
+  return typeof value === 'number' && value >= 0 && value <= 1 ? value : null;
 }
 
 /** The JSON object in `text`, or null when it is not JSON or not an object. */

@@ -1,0 +1,51 @@
+import {
+  BadRequestException,
+  type CanActivate,
+  type ExecutionContext,
+  HttpException,
+  HttpStatus,
+  Injectable,
+} from '@nestjs/common';
+import type { JudgmentHttpRequest } from './judgment-http.options';
+
+/** Deepest nesting accepted in a request body of the package's routes (their DTOs are flat). */
+export const MAX_BODY_DEPTH = 16;
+
+/**
+ * Lets a request with a body through only as JSON: a form post (which a cross-site page can send with the reviewer's
+ * cookies) is refused with 415, a body nested deeper than MAX_BODY_DEPTH or holding a `__proto__` key with 400 —
+ * before any DTO transformation could recurse through it.
+ */
+@Injectable()
+export class JsonBodyGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<JudgmentHttpRequest & { body?: unknown }>();
+    const type = String(request.headers?.['content-type'] ?? '');
+    if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+      throw new HttpException(
+        `This route accepts only JSON: send the body with Content-Type: application/json (got ${
+          type === '' ? 'none' : JSON.stringify(type.slice(0, 100))
+        }).`,
+        HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+      );
+    }
+    checkBody(request.body);
+    return true;
+  }
+}
+
+/** Walks the body without recursion: refuses deep nesting and `__proto__` keys. */
+function checkBody(body: unknown): void {
+  const stack: Array<[unknown, number]> = [[body, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_BODY_DEPTH) {
+      throw new BadRequestException(`The request body is nested deeper than ${MAX_BODY_DEPTH} levels.`);
+    }
+    if (Object.hasOwn(value, '__proto__')) {
+      throw new BadRequestException('The request body has an unknown field "__proto__": remove it.');
+    }
+    for (const item of Object.values(value)) stack.push([item, depth + 1]);
+  }
+}

@@ -96,9 +96,9 @@ describe('the support desk over HTTP, on PostgreSQL with the BullMQ queue', () =
     });
     expect(shown.body.answers.abusive).toBe(0.45);
     expect(shown.body.decision).toEqual({ name: 'RefundDecision', version: '2' });
-    // The worker's decision trace: the arm that fired and the threshold it compared, with the margin.
+    // The worker's decision trace: the arm that fired and the declared threshold it compared, with the margin.
     expect(shown.body.trace).toMatchObject({ decision: 'RefundDecision', outcome: 'escalate' });
-    expect(shown.body.trace.rule.text).toBe('abusive ≥ 0.3');
+    expect(shown.body.trace.rule.text).toBe('abusive ≥ escalate (0.3)');
     expect(shown.body.trace.comparisons).toContainEqual(
       expect.objectContaining({ key: 'abusive', op: 'above', value: 0.45, threshold: 0.3, margin: 0.15, result: true }),
     );

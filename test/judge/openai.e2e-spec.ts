@@ -30,12 +30,12 @@ afterAll(async () => {
   await sim?.stop();
 });
 
-/** A Classification over `count` queues and the escape option (20 + none: one more than top_logprobs returns). */
+/** A Classification over `count` queues and the escape option. */
 @Judgment({ name: 'wide-routing' })
 class WideRouting implements Judgment {
   constructor(
     readonly text: string,
-    readonly count = 20,
+    readonly count = 3,
   ) {}
 
   evidence() {
@@ -45,6 +45,14 @@ class WideRouting implements Judgment {
   questions() {
     const queues = Array.from({ length: this.count }, (_, index) => `queue-${index}`);
     return { queue: Classification.of('Which queue?', queues).orNone() };
+  }
+}
+
+/** 20 queues and the escape option: one more than top_logprobs returns. */
+@Judgment({ name: 'too-wide-routing' })
+class TooWideRouting extends WideRouting {
+  constructor(text = '') {
+    super(text, 20);
   }
 }
 
@@ -136,10 +144,15 @@ describe('the openai driver in an app, records on PostgreSQL', () => {
     expect(assessment.classification('queue').probabilityOf('none')).toBeCloseTo(0.7, 9);
   });
 
-  it('refuses more options than top_logprobs before any paid request', async () => {
-    harness = await start({ topLogprobs: 20 });
-    const error = await rejectionOf(harness.judge.assess(new WideRouting('Where does this go?')));
-    expect(error.name).toBe('EngineRejectedRequest');
+  it('refuses more options than top_logprobs at startup, before any paid request', async () => {
+    const error = await rejectionOf(
+      startApp({
+        typeOrm: db.typeOrm('postgres'),
+        options: options({ topLogprobs: 20 }),
+        judgments: [TooWideRouting],
+      }),
+    );
+    expect(error.name).toBe('JudgmentCheckFailed');
     expect(error.message).toContain('"queue" offers 21');
     expect(sim.requests).toHaveLength(0);
   });

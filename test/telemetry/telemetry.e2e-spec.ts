@@ -11,7 +11,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { DataSource } from 'typeorm';
-import { AssessmentRecord, Judge } from 'nestjs-judgment';
+import { AssessmentRecord, AssessmentRecords, Judge } from 'nestjs-judgment';
 import { JevSimulator } from 'nestjs-judgment/simulator';
 import { clearPrefix } from '../support/redis';
 import { API_KEY, Customer, RefundCheck, freshDatabase, openDatabase, waitFor } from '../queue/queue.fixtures';
@@ -217,6 +217,38 @@ it('the metrics: assessments, decisions, Engine latency, tokens and the Review b
     expect.arrayContaining(['input', 'output']),
   );
   expect(points(metrics, 'judgment.review.backlog')).toEqual([[{ 'judgment.name': 'queue-refund' }, 1]]);
+});
+
+it('review: claim and resolve are spans of their own, and the resolution is timed', async () => {
+  const waiting = await db.getRepository(AssessmentRecord).save(
+    db.getRepository(AssessmentRecord).create({
+      judgment: 'queue-refund',
+      evidenceFingerprint: 'c'.repeat(64),
+      untrustedPaths: [],
+      questionsFingerprint: 'd'.repeat(64),
+      decision: 'queue-refund-decision',
+      outcome: 'escalate',
+      reviewRequestedAt: new Date(),
+    }),
+  );
+  await start(false);
+  telemetry.spans.reset();
+  const records = app!.get(AssessmentRecords);
+  const agent = { type: 'Agent', id: 'ada' };
+  await records.claim(waiting.id, agent, { ttl: '5m' });
+  await records.resolve((await records.find(waiting.id))!, 'approve', agent);
+
+  const spans = telemetry.spans.getFinishedSpans().map(spanView);
+  expect(named(spans, 'judgment.review.claim').attributes).toMatchObject({ 'judgment.record_id': waiting.id });
+  expect(named(spans, 'judgment.review.resolve').attributes).toMatchObject({
+    'judgment.record_id': waiting.id,
+    'judgment.resolution': 'approve',
+  });
+  const metrics = await collect();
+  expect(points(metrics, 'judgment.review.resolution.duration')).toContainEqual([
+    { 'judgment.name': 'queue-refund', 'judgment.resolution': 'approve' },
+    1,
+  ]);
 });
 
 describe('queued across processes', () => {

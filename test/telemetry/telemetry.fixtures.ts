@@ -17,7 +17,7 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { JudgmentModule } from 'nestjs-judgment';
+import { JudgmentModule, type ResolutionPolicy } from 'nestjs-judgment';
 import { REDIS } from '../support/redis';
 import { API_KEY, MODEL, Moderation, RefundCheck, entities } from '../queue/queue.fixtures';
 
@@ -96,6 +96,13 @@ export interface TelemetryAppSettings {
   readonly workers: boolean;
 }
 
+/** Lets every reviewer claim and resolve (the review spans' test). */
+export class AnyAgent implements ResolutionPolicy {
+  canResolve(): boolean {
+    return true;
+  }
+}
+
 /** The app: PostgreSQL, BullMQ on the suite's prefix, the jev connection on the simulator, the queue on. */
 export function telemetryAppModule(settings: TelemetryAppSettings) {
   @Module({
@@ -115,6 +122,7 @@ export function telemetryAppModule(settings: TelemetryAppSettings) {
         engines: { jev: { driver: 'jev', key: API_KEY, url: settings.simulatorUrl, model: MODEL, retries: 0 } },
         log: false,
         queue: { enabled: true, runWorkers: settings.workers },
+        resolutionPolicy: AnyAgent,
       }),
       JudgmentModule.forFeature([RefundCheck, Moderation]),
     ],

@@ -1,6 +1,6 @@
 import type { DecisionTrace } from '../decision/decision-trace';
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import { AWAITING_REVIEW, UNASSESSED } from './record-indexes';
+import { AWAITING_REVIEW, DEADLINE_PENDING, UNASSESSED } from './record-indexes';
 
 /** One attempt to assess a Judgment: its answers (or failure), provenance, Outcome, Review and Resolution. */
 @Entity({ name: 'judgment_assessments' })
@@ -10,6 +10,11 @@ import { AWAITING_REVIEW, UNASSESSED } from './record-indexes';
 @Index('judgment_assessments_unassessed_index', ['id'], { where: UNASSESSED })
 @Index('judgment_assessments_unassessed_judgment_index', ['judgment', 'id'], { where: UNASSESSED })
 @Index('judgment_assessments_audit_index', ['auditRequestedAt', 'auditedAt'])
+@Index('judgment_assessments_awaiting_claim_index', ['id', 'claimExpiresAt'], { where: AWAITING_REVIEW })
+@Index('judgment_assessments_awaiting_holder_index', ['claimHolderType', 'claimHolderId', 'id'], {
+  where: AWAITING_REVIEW,
+})
+@Index('judgment_assessments_review_deadline_index', ['reviewDeadlineAt'], { where: DEADLINE_PENDING })
 export class AssessmentRecord {
   @PrimaryGeneratedColumn()
   id!: number;

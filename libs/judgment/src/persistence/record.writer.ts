@@ -12,12 +12,12 @@ import { InvalidConfiguration } from '../errors';
 import type { JudgmentModuleExtras } from '../judgment.module-definition';
 import type { ResolvedJudgmentOptions, ResolvedPersistence } from '../judgment.options';
 import { AssessmentRecord } from './assessment-record.entity';
+import { AWAITING_REVIEW } from './record-indexes';
 import { type EntityReference, entityReference, isEntity } from './entity-reference';
 
 /** The resolver recorded when a deadline resolves a Review: the system, for the reason `deadline`. */
 export const DEADLINE_RESOLVER = { resolverType: 'system', resolverId: 'deadline' } as const;
 
-const AWAITING_REVIEW = 'review_requested_at IS NOT NULL AND resolved_at IS NULL';
 const HELD_BY = 'claim_holder_type = :holderType AND claim_holder_id = :holderId';
 const FREE_OR_HELD_BY = `(claim_holder_type IS NULL OR claim_expires_at <= :now OR (${HELD_BY}))`;
 
@@ -308,7 +308,12 @@ export class RecordWriter {
 
   private build(attempt: AttemptContext, columns: Partial<AssessmentRecord>): AssessmentRecord {
     const subject = this.subjectOf(attempt.judgment);
-    return Object.assign(new AssessmentRecord(), {
+    // Every nullable column starts as null, as a row read back would hold it (the INSERT returns only generated ones).
+    const blank = new AssessmentRecord();
+    for (const column of this.repository().metadata.columns) {
+      if (column.isNullable) column.setEntityValue(blank, null);
+    }
+    return Object.assign(blank, {
       judgment: attempt.name,
       subjectType: subject?.type ?? null,
       subjectId: subject?.id ?? null,
@@ -317,13 +322,6 @@ export class RecordWriter {
       untrustedPaths: [...attempt.evidence.untrustedPaths],
       language: attempt.language,
       questionsFingerprint: attempt.questionsFingerprint,
-      engine: null,
-      model: null,
-      requestId: null,
-      provenanceDetails: null,
-      failureType: null,
-      failureMessage: null,
-      cachedFromId: null,
       ...columns,
       ...this.missingPathsColumn(attempt, columns.provenanceDetails ?? null),
     });

@@ -202,7 +202,11 @@ export class RecordLink implements DecisionRecording {
     }
     logger.info('Judgment decided.', { ...assessment.logContext(), decision: metadata.name, outcome });
     const record = this.current;
-    if (drift) await this.services.guard.announce(drift, record);
+    const counted = { 'judgment.name': name, 'judgment.decision': metadata.name };
+    if (drift) {
+      judgmentInstruments().drifts.add(1, { ...counted, 'judgment.drift.policy': drift.policy });
+      await this.services.guard.announce(drift, record);
+    }
     if (entersReview) {
       this.awaitingReview = true;
       this.reviewOutcome = outcome;
@@ -210,7 +214,10 @@ export class RecordLink implements DecisionRecording {
       if (record?.reviewDeadlineAt) await this.scheduleDeadline(record.id, record.reviewDeadlineAt);
       await events.emit(new ReviewRequested(assessment.judgment, assessment, outcome, record, requestedAt));
     }
-    if (audited && record) await events.emit(new AuditRequested(assessment.judgment, assessment, outcome, record));
+    if (audited && record) {
+      judgmentInstruments().audits.add(1, { ...counted, 'judgment.audit.event': 'requested' });
+      await events.emit(new AuditRequested(assessment.judgment, assessment, outcome, record));
+    }
     await events.emit(new AssessmentDecided(assessment.judgment, assessment, decision, outcome, record));
   }
 

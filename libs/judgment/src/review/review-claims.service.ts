@@ -8,6 +8,7 @@ import { RecordWriter } from '../persistence/record.writer';
 import type { Reviewer } from '../persistence/reviewer';
 import { ReviewAccess } from './review-access';
 import { alreadyResolved, notAwaitingReview } from './review-resolver.service';
+import { inSpan } from '../telemetry/judgment.tracing';
 
 /** Options of a claim or a renewal. */
 export interface ClaimOptions {
@@ -38,12 +39,16 @@ export class ReviewClaims {
    * record one already holds extends the lease. Fires ReviewClaimed; resolves to the claimed record.
    */
   async claim(recordId: number, reviewer: Reviewer, options: ClaimOptions = {}): Promise<AssessmentRecord> {
-    return this.lease(recordId, reviewer, options, 'claim');
+    return inSpan('judgment.review.claim', { attributes: { 'judgment.record_id': recordId } }, () =>
+      this.lease(recordId, reviewer, options, 'claim'),
+    );
   }
 
   /** Extends the lease `reviewer` holds (a heartbeat); ReviewClaimConflict when someone else holds the record. */
   async renew(recordId: number, reviewer: Reviewer, options: ClaimOptions = {}): Promise<AssessmentRecord> {
-    return this.lease(recordId, reviewer, options, 'renew');
+    return inSpan('judgment.review.renew', { attributes: { 'judgment.record_id': recordId } }, () =>
+      this.lease(recordId, reviewer, options, 'renew'),
+    );
   }
 
   /**
@@ -51,6 +56,12 @@ export class ReviewClaims {
    * changes nothing; one held by someone else is a ReviewClaimConflict.
    */
   async release(recordId: number, reviewer: Reviewer): Promise<AssessmentRecord> {
+    return inSpan('judgment.review.release', { attributes: { 'judgment.record_id': recordId } }, () =>
+      this.unlease(recordId, reviewer),
+    );
+  }
+
+  private async unlease(recordId: number, reviewer: Reviewer): Promise<AssessmentRecord> {
     const holder = this.access.reviewerReference(reviewer);
     await this.awaiting(recordId);
     const { written, record: fresh } = await this.rows.releaseClaim(recordId, holder);

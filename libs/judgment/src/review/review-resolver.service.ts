@@ -112,7 +112,13 @@ export class ReviewResolver {
       );
     }
     const automatic = outcomes.find((outcome) => String(outcome) === fresh.outcome) ?? (fresh.outcome as Outcome);
-    await this.events.emit(new AuditResolved(record, automatic, resolved, reviewer));
+    const event = new AuditResolved(record, automatic, resolved, reviewer);
+    judgmentInstruments().audits.add(1, {
+      'judgment.name': record.judgment,
+      'judgment.decision': record.decision ?? '',
+      'judgment.audit.event': event.agreed ? 'agreed' : 'disagreed',
+    });
+    await this.events.emit(event);
     const agreement = await this.agreementOf(record);
     if (agreement?.dropped) await this.events.emit(new AgreementDropped(agreement, record));
     return record;

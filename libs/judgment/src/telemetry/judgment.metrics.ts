@@ -20,6 +20,10 @@ export interface JudgmentInstruments {
   readonly cacheLookups: Counter;
   /** Seconds from Review requested to resolved, by `judgment.name` and `judgment.resolution`. */
   readonly resolutionDuration: Histogram;
+  /** Decisions made under an identity the calibration lock does not vouch for, by Judgment, Decision and policy. */
+  readonly drifts: Counter;
+  /** Audits by `judgment.audit.event` (`requested`, `agreed`, `disagreed`), Judgment and Decision. */
+  readonly audits: Counter;
 }
 
 let provider: MeterProvider | null = null;
@@ -58,6 +62,12 @@ export function judgmentInstruments(): JudgmentInstruments {
       description: 'Time from Review requested to resolved.',
       unit: 's',
       advice: { explicitBucketBoundaries: [60, 300, 900, 3600, 14400, 86400, 259200, 604800] },
+    }),
+    drifts: meter.createCounter('judgment.calibration.drifts', {
+      description: 'Decisions made under an identity the calibration lock does not vouch for.',
+    }),
+    audits: meter.createCounter('judgment.audits', {
+      description: 'Audits of automatic Outcomes: requested, then agreed or disagreed when resolved.',
     }),
   };
   return instruments;

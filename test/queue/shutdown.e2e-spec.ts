@@ -66,7 +66,8 @@ it('app.close() cancels a retry wait at once, sends nothing more, and leaves the
   expect(await assess.getJobState(id)).not.toBe('failed');
   const second = await startQueueApp(settings);
   apps.push(second);
-  const { job, state } = await finished(assess, id);
+  // The Engine asked for 25 s: the job may wait that out (delayed, or the queue paused) before the new worker runs it.
+  const { job, state } = await finished(assess, id, 45_000);
   await assess.close();
   expect(state).toBe('completed');
   expect(job.returnvalue).toMatchObject({ kind: 'recorded' });

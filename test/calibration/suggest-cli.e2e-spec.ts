@@ -237,6 +237,36 @@ describe('judgment audit', () => {
     expect(run.stdout).toContain('DROPPED');
     expect(run.stdout).toContain('50.0%');
   });
+
+  it('--html writes one self-contained page: the audited interval beside the lock’s, and the verdict', async () => {
+    await audits(20, 20);
+    const file = join(dir, 'audit.html');
+    const run = await cli(['audit', 'refund-abuse', `--html=${file}`]);
+    expect(run.code).toBe(1); // the page is written and the exit code still gates
+    const html = readFileSync(file, 'utf8');
+    expect(html).not.toMatch(/(src|href)=["']?(https?:|\/\/)/); // no external asset
+    expect(html).not.toContain('<script');
+
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      page.on('pageerror', (error) => problems.push(error.message));
+      await page.goto(`file://${file}`);
+      expect(await page.locator('h1').textContent()).toBe('Audits of refund-abuse');
+      expect(await page.locator('.verdict').textContent()).toMatch(/^DROPPED: /);
+      expect(await page.locator('svg line[stroke="#c7243a"]').count()).toBe(1); // the audited interval, dropped
+      expect(await page.locator('svg line[stroke="#9aa3b5"]').count()).toBe(1); // the lock's interval
+      expect(await page.locator('td', { hasText: '50.0% (' }).count()).toBe(1);
+      await page.screenshot({ path: screenshotPath('audit-report.png'), fullPage: true });
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
 });
 
 describe('judgment eval --html', () => {

@@ -19,9 +19,10 @@ export interface AuditOptions {
 }
 
 /**
- * `judgment audit <judgment> [--lock=judgment.lock.json] [--json] [--html=report.html]`: the audited accuracy of the automatic Outcomes per
- * identity, with Wilson intervals, beside the lock's; exits 1 when an audited interval lies wholly below the lock's
- * (the rule AgreementDropped fires on), so it can gate a deploy or run on a schedule.
+ * `judgment audit <judgment> [--lock=judgment.lock.json] [--json] [--html=audit.html]`: the audited accuracy of the
+ * automatic Outcomes per identity, with Wilson intervals, beside the lock's (`--html` also draws them on one page);
+ * exits 1 when an audited interval lies wholly below the lock's (the rule AgreementDropped fires on), so it can gate a
+ * deploy or run on a schedule.
  */
 export function addAuditCommand(program: Command, context: CliContext): void {
   program

@@ -1,6 +1,6 @@
 // Fixtures of the production-calibration suites: a Judgment whose Decision declares thresholds, asked over real HTTP
 // of the Jev simulator (its alias moves to another model mid-test), records on PostgreSQL, queues on Redis.
-import { Injectable, type INestApplicationContext, type LoggerService } from '@nestjs/common';
+import { Injectable, type INestApplication, type LoggerService } from '@nestjs/common';
 import { BullModule } from '@nestjs/bullmq';
 import { EventEmitterModule, OnEvent } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
@@ -21,6 +21,7 @@ import {
   ReviewRequested,
   judgmentEntities,
 } from 'nestjs-judgment';
+import { JudgmentHttpModule, type JudgmentHttpOptions } from 'nestjs-judgment/http';
 import { REDIS } from '../support/redis';
 
 /** The suite's own database and Redis prefix (the branch name in both: suites run side by side). */
@@ -109,25 +110,25 @@ export class WarningLog implements LoggerService {
 }
 
 /** Drops and recreates the suite's database with the package's tables (its migrations, as an app runs them). */
-export async function freshDatabase(): Promise<void> {
+export async function freshDatabase(database = DATABASE): Promise<void> {
   const admin = new DataSource({ type: 'postgres', host: '127.0.0.1', username: 'postgres', database: 'postgres' });
   await admin.initialize();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
+  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${database}`);
   await admin.destroy();
   const { judgmentMigrations } = await import('nestjs-judgment');
-  const schema = new DataSource({ ...postgres(), migrations: judgmentMigrations });
+  const schema = new DataSource({ ...postgres(database), migrations: judgmentMigrations });
   await schema.initialize();
   await schema.runMigrations();
   await schema.destroy();
 }
 
-function postgres() {
+export function postgres(database = DATABASE) {
   return {
     type: 'postgres' as const,
     host: '127.0.0.1',
     username: 'postgres',
-    database: DATABASE,
+    database,
     entities: judgmentEntities,
   };
 }
@@ -137,13 +138,17 @@ export interface ProductionAppSettings {
   calibration?: JudgmentModuleOptions['calibration'];
   queue?: boolean;
   logger?: LoggerService;
+  /** Another database than the suite's (freshDatabase(name) first). */
+  database?: string;
+  /** Mounts the HTTP adapter with these options. */
+  http?: JudgmentHttpOptions;
 }
 
 /** An app asking the simulator through the alias `jev-latest` (so a release moves it), with the queue on or off. */
-export async function startApp(settings: ProductionAppSettings): Promise<INestApplicationContext> {
+export async function startApp(settings: ProductionAppSettings): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({
     imports: [
-      TypeOrmModule.forRoot({ ...postgres(), retryAttempts: 0 }),
+      TypeOrmModule.forRoot({ ...postgres(settings.database), retryAttempts: 0 }),
       EventEmitterModule.forRoot(),
       ...(settings.queue ? [BullModule.forRoot({ connection: REDIS, prefix: PREFIX })] : []),
       JudgmentModule.forRoot({
@@ -156,6 +161,7 @@ export async function startApp(settings: ProductionAppSettings): Promise<INestAp
         ...(settings.queue ? { queue: { enabled: true } } : {}),
       }),
       JudgmentModule.forFeature([ClaimCheck]),
+      ...(settings.http ? [JudgmentHttpModule.forRoot(settings.http)] : []),
     ],
     providers: [DriftLog],
   }).compile();

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import type { Page } from 'playwright-core';
 import { launchChromium, screenshotPath } from '../support/browser';
 import { AssessmentRecord, CalibrationLock, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
 
@@ -34,6 +35,34 @@ function cli(args: string[]): Promise<Run> {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'calib-cli-'));
+
+/**
+ * Opens a report the CLI wrote in headless Chromium: checks it is self-contained, runs `check` on the page, saves a
+ * screenshot under the test output folder, and expects no console error and no request beyond the file.
+ */
+async function viewReport(file: string, screenshot: string, check: (page: Page) => Promise<void>): Promise<void> {
+  const html = readFileSync(file, 'utf8');
+  expect(html).not.toMatch(/(src|href)=["']?(https?:|\/\/)/); // no external asset
+  expect(html).not.toContain('<script');
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await page.goto(`file://${file}`);
+    await check(page);
+    await page.screenshot({ path: screenshotPath(screenshot), fullPage: true });
+    expect(problems).toEqual([]);
+    expect(requests.filter((url) => !url.startsWith('file://'))).toEqual([]);
+  } finally {
+    await browser.close();
+  }
+}
 
 beforeAll(async () => {
   const admin = new DataSource({ type: 'postgres', host: '127.0.0.1', username: 'postgres', database: 'postgres' });
@@ -159,9 +188,13 @@ describe('judgment eval --lock', () => {
     expect(second.code).toBe(0);
     const withoutDate = (lock: string) => lock.replace(/"calibratedAt": "[^"]+"/g, '"calibratedAt": "…"');
     expect(withoutDate(readFileSync(file, 'utf8'))).toBe(withoutDate(text));
-    // The demo's committed lock was written the same way, from the same dataset.
-    expect(withoutDate(readFileSync(join(ROOT, 'apps/support-desk/judgment.lock.json'), 'utf8'))).toBe(
-      withoutDate(text),
+    // The demo's committed lock was written the same way, from the same dataset (beside the simulator's OpenAI mode).
+    const committed = CalibrationLock.read(join(ROOT, 'apps/support-desk/judgment.lock.json'));
+    const demo = committed.entry('refund-abuse', 'RefundDecision', '2');
+    const undated = (identity: object | undefined) => ({ ...identity, calibratedAt: '…' });
+    expect(demo?.thresholds).toEqual(entry?.thresholds);
+    expect(undated(demo?.identities.find((identity) => identity.model === 'jev-1.13.0'))).toEqual(
+      undated(entry?.identities[0]),
     );
   });
 
@@ -237,6 +270,20 @@ describe('judgment audit', () => {
     expect(run.stdout).toContain('DROPPED');
     expect(run.stdout).toContain('50.0%');
   });
+
+  it('--html writes one self-contained page: the audited interval beside the lock’s, and the verdict', async () => {
+    await audits(20, 20);
+    const file = join(dir, 'audit.html');
+    const run = await cli(['audit', 'refund-abuse', `--html=${file}`]);
+    expect(run.code).toBe(1); // the page is written and the exit code still gates
+    await viewReport(file, 'audit-report.png', async (page) => {
+      expect(await page.locator('h1').textContent()).toBe('Audits of refund-abuse');
+      expect(await page.locator('.verdict').textContent()).toMatch(/^DROPPED: /);
+      expect(await page.locator('svg line[stroke="#c7243a"]').count()).toBe(1); // the audited interval, dropped
+      expect(await page.locator('svg line[stroke="#9aa3b5"]').count()).toBe(1); // the lock's interval
+      expect(await page.locator('td', { hasText: '50.0% (' }).count()).toBe(1);
+    });
+  });
 });
 
 describe('judgment eval --html', () => {
@@ -254,30 +301,11 @@ describe('judgment eval --html', () => {
       `--html=${file}`,
     ]);
     expect(run.code).toBe(0);
-    const html = readFileSync(file, 'utf8');
-    expect(html).not.toMatch(/(src|href)=["']?(https?:|\/\/)/); // no external asset
-    expect(html).not.toContain('<script');
-
-    const browser = await launchChromium();
-    try {
-      const page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
-      const problems: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(message.text());
-      });
-      page.on('pageerror', (error) => problems.push(error.message));
-      const requests: string[] = [];
-      page.on('request', (request) => requests.push(request.url()));
-      await page.goto(`file://${file}`);
+    await viewReport(file, 'calibration-report.png', async (page) => {
       expect(await page.locator('svg').count()).toBeGreaterThanOrEqual(3); // reliability, bands, frontier
       expect(await page.locator('figcaption', { hasText: 'Reliability of abusive' }).count()).toBe(1);
       expect(await page.locator('figcaption', { hasText: 'Frontier' }).count()).toBe(1);
       expect(await page.locator('circle[r="5"]').count()).toBe(1); // the chosen point
-      await page.screenshot({ path: screenshotPath('calibration-report.png'), fullPage: true });
-      expect(problems).toEqual([]);
-      expect(requests.filter((url) => !url.startsWith('file://'))).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });

@@ -65,9 +65,9 @@ export class SupportDeskModule {
           useFactory: (engine: EngineSetup) => ({
             ...engine.options,
             resolutionPolicy: AgentResolutionPolicy,
-            // The committed calibration lock; 'warn' announces a drift (CalibrationDrifted and a log line) while the
-            // demo runs on other models too. A production app sets 'review' (the default).
-            calibration: { ...engine.options.calibration, lock: SUPPORT_DESK_LOCK, onDrift: 'warn' },
+            // The committed calibration lock covers every Decision under both demo Engines (the Jev simulator and the
+            // simulator's OpenAI mode); on any other model or Questions a decision goes to Review, saying why.
+            calibration: { ...engine.options.calibration, lock: SUPPORT_DESK_LOCK, onDrift: 'review' },
           }),
         }),
         JudgmentHttpModule.forRootAsync({

@@ -155,7 +155,7 @@ function writeLock(option: boolean | string | undefined, report: CalibrationRepo
 }
 
 /** Writes the HTML page when `--html` was given (to a temporary file renamed over the target). */
-function writeHtml(path: string | undefined, html: string): void {
+export function writeHtml(path: string | undefined, html: string): void {
   if (path === undefined) return;
   const target = resolve(path);
   const temporary = `${target}.${process.pid}.tmp`;

@@ -1,18 +1,30 @@
 import type { CalibrationReport, CalibrationResult } from '../calibration/calibration.report';
 import type { CalibrationSuggestion, ThresholdSuggestion } from '../calibration/threshold-suggestion';
+import { percent } from './cli.output';
 
 // One self-contained HTML page (no script, no external asset): inline SVG charts drawn here, as plain SVG is all a
 // few line and bar charts need.
 
-const WIDTH = 360;
+/** The size of every chart, and the margin left for its axes. */
+export const WIDTH = 360;
 const HEIGHT = 240;
-const PAD = 40;
+export const PAD = 40;
 
 /** A calibration report (and its suggestions, when asked) as one self-contained HTML page. */
 export function reportHtml(report: CalibrationReport, suggestion: CalibrationSuggestion | null = null): string {
-  const title = `Calibration of ${report.context?.judgment ?? 'a Judgment'}`;
   const sections = report.results.map(resultSection);
   for (const item of suggestion?.suggestions ?? []) sections.push(suggestionSection(item));
+  return htmlPage(
+    `Calibration of ${report.context?.judgment ?? 'a Judgment'}`,
+    report.context
+      ? `Calibrated ${report.context.calibratedAt}; dataset ${report.context.dataset?.slice(0, 12) ?? '—'}…`
+      : '',
+    sections,
+  );
+}
+
+/** One self-contained page (no script, no external asset): a title, a line under it, and the sections' HTML. */
+export function htmlPage(title: string, lead: string, sections: readonly string[]): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -27,7 +39,7 @@ table { border-collapse: collapse; } td, th { padding: 0.2rem 0.6rem; border-bot
 </head>
 <body>
 <h1>${escape(title)}</h1>
-<p>${escape(report.context ? `Calibrated ${report.context.calibratedAt}; dataset ${report.context.dataset?.slice(0, 12) ?? '—'}…` : '')}</p>
+<p>${escape(lead)}</p>
 ${sections.join('\n')}
 </body>
 </html>
@@ -165,23 +177,19 @@ function axes(xLabel: string, yLabel: string, yMax: number): string {
   return `<line x1="${PAD}" y1="${HEIGHT - PAD}" x2="${WIDTH - PAD}" y2="${HEIGHT - PAD}" stroke="#4a5263"/><line x1="${PAD}" y1="${PAD}" x2="${PAD}" y2="${HEIGHT - PAD}" stroke="#4a5263"/>${ticks}<text x="${WIDTH / 2}" y="${HEIGHT - 8}" text-anchor="middle">${escape(xLabel)}</text><text x="12" y="${HEIGHT / 2}" transform="rotate(-90 12 ${HEIGHT / 2})" text-anchor="middle">${escape(yLabel)}</text>`;
 }
 
-function svg(body: string): string {
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img">${body}</svg>`;
+export function svg(body: string, width = WIDTH, height = HEIGHT): string {
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img">${body}</svg>`;
 }
 
-function figure(caption: string, content: string): string {
+export function figure(caption: string, content: string): string {
   return `<figure>${content}<figcaption>${escape(caption)}</figcaption></figure>`;
-}
-
-function percent(value: number | null): string {
-  return value === null ? '—' : `${(value * 100).toFixed(1)}%`;
 }
 
 function fixed(value: number | null, digits = 3): string {
   return value === null ? '—' : value.toFixed(digits);
 }
 
-function escape(text: string): string {
+export function escape(text: string): string {
   return text.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,

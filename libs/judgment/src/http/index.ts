@@ -11,4 +11,13 @@ export {
 } from './error-envelope';
 export { judgmentValidationPipe } from './validation';
 export type { ReviewPage } from './judgment-reviews.controller';
-export type { RecordDetail, RecordSummary, RecordState, UntrustedTextView } from '../records/record.view';
+export type { AuditPage } from './judgment-audits.controller';
+export type { RecordPage } from './record-page';
+export type {
+  AuditSummary,
+  AuditView,
+  RecordDetail,
+  RecordSummary,
+  RecordState,
+  UntrustedTextView,
+} from '../records/record.view';

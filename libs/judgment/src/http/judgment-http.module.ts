@@ -12,16 +12,18 @@ import { JudgmentReviewPageController } from './review-page.controller';
 import { CsrfGuard } from './csrf';
 import { ReviewPageExceptionFilter } from './review-page.filter';
 import { JudgmentReviewsController } from './judgment-reviews.controller';
+import { JudgmentAuditsController } from './judgment-audits.controller';
 
 /**
  * The optional Review HTTP adapter, for an admin UI: `GET /judgment/reviews`, `GET /judgment/records/:id`,
- * `POST /judgment/records/:id/resolve`. Import it beside `JudgmentModule.forRoot()`:
+ * `POST /judgment/records/:id/resolve`, and audits apart from Reviews: `GET /judgment/audits`,
+ * `POST /judgment/records/:id/audit`. Import it beside `JudgmentModule.forRoot()`:
  * `JudgmentHttpModule.forRoot({ canView, reviewerFrom })` (or `forRootAsync` to inject services). Both options
  * default to refusing. Prefix its routes with Nest's RouterModule or a global prefix. `ui: true` adds the review
  * page at `/judgment/desk` (claims, release, resolve; `POST /judgment/records/:id/claim|renew|release` in JSON).
  */
 @Module({
-  controllers: [JudgmentReviewsController],
+  controllers: [JudgmentReviewsController, JudgmentAuditsController],
   providers: [CanViewRecordsGuard, JsonBodyGuard, JudgmentHttpExceptionFilter],
 })
 export class JudgmentHttpModule extends JudgmentHttpConfigurableModule {

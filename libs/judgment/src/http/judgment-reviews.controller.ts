@@ -4,7 +4,6 @@ import {
   Get,
   HttpCode,
   Inject,
-  NotFoundException,
   Param,
   Post,
   Query,
@@ -22,25 +21,13 @@ import { JUDGMENT_HTTP_OPTIONS } from './judgment-http.module-definition';
 import type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
 import { type RecordDetail, type RecordSummary, recordDetail, recordSummary } from '../records/record.view';
 import { ClaimReviewDto, ListReviewsQuery, RecordIdParams, ResolveReviewDto } from './review.dto';
+import { findRecord } from './record-lookup';
+import { type RecordPage, pageFilter, recordPage } from './record-page';
 import { requestReviewer } from './reviewer-from';
 import { judgmentValidationPipe } from './validation';
 
-/** The largest record id: the id column is a 32-bit integer. */
-const MAX_RECORD_ID = 2 ** 31 - 1;
-
-/**
- * One page of the Review list. `nextAfter` is the `after` of the next page (keyset pagination, fast at any depth);
- * `next` is its `offset` (slow on large tables). Both are null on the last page.
- */
-export interface ReviewPage {
-  readonly data: RecordSummary[];
-  readonly page: {
-    readonly limit: number;
-    readonly offset: number;
-    readonly next: number | null;
-    readonly nextAfter: number | null;
-  };
-}
+/** One page of the Review list (see RecordPage). */
+export type ReviewPage = RecordPage<RecordSummary>;
 
 /**
  * The Review workflow over HTTP, a thin adapter over AssessmentRecords: list the records awaiting Review, show one,
@@ -62,24 +49,11 @@ export class JudgmentReviewsController {
   @UseGuards(CanViewRecordsGuard)
   async list(@Query() query: ListReviewsQuery, @Req() request: JudgmentHttpRequest): Promise<ReviewPage> {
     const records = await this.records.awaitingReview({
-      judgment: query.judgment,
+      ...pageFilter(query),
       ...(query.claim === 'unclaimed' ? { unclaimed: true } : {}),
       ...(query.claim === 'mine' ? { claimedBy: await requestReviewer(this.options, request) } : {}),
-      limit: query.limit + 1,
-      after: query.after,
-      offset: query.offset,
     });
-    const page = records.slice(0, query.limit);
-    const more = records.length > query.limit;
-    return {
-      data: page.map(recordSummary),
-      page: {
-        limit: query.limit,
-        offset: query.offset,
-        next: more ? query.offset + query.limit : null,
-        nextAfter: more ? page[page.length - 1].id : null,
-      },
-    };
+    return recordPage(records, query, recordSummary);
   }
 
   /** `GET /judgment/records/:id` — the Evidence as the Engine saw it, the answers, the Outcome, the Provenance. */
@@ -138,10 +112,7 @@ export class JudgmentReviewsController {
     return recordDetail(await this.records.release(params.id, reviewer));
   }
 
-  private async find(id: number): Promise<AssessmentRecord> {
-    // Above the id column's range nothing can exist (asking the database would overflow its integer).
-    const record = id <= MAX_RECORD_ID ? await this.records.find(id) : null;
-    if (!record) throw new NotFoundException(`Assessment record #${id} does not exist.`);
-    return record;
+  private find(id: number): Promise<AssessmentRecord> {
+    return findRecord(this.records, id);
   }
 }

@@ -15,8 +15,8 @@ import {
 /** The largest page of the Review list. */
 export const MAX_PAGE_SIZE = 100;
 
-/** `GET /judgment/reviews?limit&after&judgment` (or `offset` instead of `after`: slow on large tables) */
-export class ListReviewsQuery {
+/** `GET /judgment/audits?limit&after&judgment` (or `offset` instead of `after`: slow on large tables) */
+export class ListRecordsQuery {
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -44,7 +44,10 @@ export class ListReviewsQuery {
   @IsNotEmpty()
   @MaxLength(255)
   judgment?: string;
+}
 
+/** `GET /judgment/reviews?limit&after&judgment&claim` */
+export class ListReviewsQuery extends ListRecordsQuery {
   /** `unclaimed`: only records nobody holds a live claim on; `mine`: only those the requesting reviewer holds. */
   @IsOptional()
   @IsIn(['unclaimed', 'mine'])

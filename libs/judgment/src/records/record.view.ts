@@ -30,6 +30,20 @@ export interface RecordSummary {
   readonly createdAt: string;
 }
 
+/** The audit of an automatic Outcome sampled for one: the Outcome still stands; the auditor says whether it was right. */
+export interface AuditView {
+  readonly requestedAt: string;
+  /** The auditor's Outcome (the automatic one when it was right); null until audited. */
+  readonly resolution: string | null;
+  readonly auditor: { readonly type: string; readonly id: string } | null;
+  readonly auditedAt: string | null;
+}
+
+/** A record in the audit list: its summary and its audit. */
+export interface AuditSummary extends RecordSummary {
+  readonly audit: AuditView;
+}
+
 /** One record in full: what the Engine saw and answered, the automatic Outcome, the Review and the Provenance. */
 export interface RecordDetail extends RecordSummary {
   /** The Evidence as stored, untrusted text marked `{ untrusted: true, text }`; null when evidence storage is off. */
@@ -48,6 +62,8 @@ export interface RecordDetail extends RecordSummary {
     readonly resolver: { readonly type: string; readonly id: string } | null;
     readonly resolvedAt: string | null;
   } | null;
+  /** The audit, when the automatic Outcome was sampled for one; null otherwise. */
+  readonly audit: AuditView | null;
   readonly provenance: {
     readonly engine: string;
     readonly model: string | null;
@@ -106,6 +122,7 @@ export function recordDetail(record: AssessmentRecord): RecordDetail {
                 : null,
             resolvedAt: iso(record.resolvedAt),
           },
+    audit: auditView(record),
     provenance:
       record.engine === null
         ? null
@@ -118,6 +135,24 @@ export function recordDetail(record: AssessmentRecord): RecordDetail {
     cachedFromId: record.cachedFromId,
     questionsFingerprint: record.questionsFingerprint,
     evidenceFingerprint: record.evidenceFingerprint,
+  };
+}
+
+/** A record sampled for an audit, as the audit list shows it. */
+export function auditSummary(record: AssessmentRecord): AuditSummary {
+  return { ...recordSummary(record), audit: auditView(record) as AuditView };
+}
+
+function auditView(record: AssessmentRecord): AuditView | null {
+  if (record.auditRequestedAt === null) return null;
+  return {
+    requestedAt: iso(record.auditRequestedAt) as string,
+    resolution: record.auditResolution,
+    auditor:
+      record.auditResolverType !== null && record.auditResolverId !== null
+        ? { type: record.auditResolverType, id: record.auditResolverId }
+        : null,
+    auditedAt: iso(record.auditedAt),
   };
 }
 

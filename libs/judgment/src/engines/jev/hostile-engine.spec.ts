@@ -1,7 +1,5 @@
 // The Jev driver against hostile or broken servers (issue 17): a wall-clock deadline per attempt, a response size
 // cap, shortened raw-body Provenance, retry waits the shutdown cancels. Real HTTP servers on the loopback address.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   EngineBudgetExhausted,
   EngineCallInterrupted,
@@ -16,6 +14,7 @@ import { fuzz } from '../../fuzz.spec-helpers';
 import { readResponse, sumTolerance } from './jev.wire';
 import type { EngineConnectionOptions } from '../../judgment.options';
 import { JevEngine } from './jev.engine';
+import { rejection, serve } from '../http/loopback-server.spec-helpers';
 
 const KEY = 'sk-hostile-test-key';
 const questions = () => new Map<string, Question>([['abusive', Likelihood.that('Is this abuse?')]]);
@@ -23,40 +22,8 @@ const ask = () => ({ questions: questions(), evidence: { note: 'Charged twice.' 
 const answer = (extra: Record<string, unknown> = {}) =>
   JSON.stringify({ model: 'jev-1.13.0', answers: { abusive: { type: 'noul', noul: 0.25 } }, ...extra });
 
-type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
-
-/** A loopback server answering every request with `handler`; counts requests; close() cuts open sockets. */
-async function serve(handler: Handler) {
-  let requests = 0;
-  const server = createServer((req, res) => {
-    requests++;
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => handler(req, res, body));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests: () => requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 function jev(url: string, options: EngineConnectionOptions = {}, shutdown?: AbortSignal): JevEngine {
   return JevEngine.connect('jev', { key: KEY, url, model: 'jev-1.13.0', ...options }, undefined, shutdown);
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  return promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (error: Error) => error,
-  );
 }
 
 describe('a deadline the Engine cannot dodge', () => {

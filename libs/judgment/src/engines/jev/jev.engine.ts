@@ -3,7 +3,7 @@ import { Provenance } from '../../assessment/provenance';
 import { EngineRejectedRequest, MalformedEngineResponse } from '../../errors';
 import type { EngineConnectionOptions } from '../../judgment.options';
 import type { Question } from '../../questions/question';
-import { httpConnectionSettings } from '../connection.settings';
+import { type HttpConnectionSettings, httpConnectionSettings } from '../connection.settings';
 import type { Engine, EngineRequest, EngineResponse } from '../engine.interface';
 import { EngineHttpClient, retryAfterHeaders } from '../http/engine-http.client';
 import { redact, shorten } from '../http/foreign-json';
@@ -16,22 +16,9 @@ import { type JevReading, readResponse, reportedUsage, requestBody } from './jev
 export const DEFAULT_JEV_URL = 'https://api.typesafe.ai';
 
 /** Everything the Jev driver needs to ask one connection. */
-export interface JevSettings {
+export interface JevSettings extends Omit<HttpConnectionSettings, 'budget'> {
   /** The connection name, recorded as the Provenance engine. */
   readonly connection: string;
-  /** Bearer token; null sends no Authorization header. */
-  readonly key: string | null;
-  /** Base URL without trailing slashes. */
-  readonly url: string;
-  readonly model: string;
-  /** Seconds per attempt. */
-  readonly timeout: number;
-  /** Retries of 429/529 answers: up to 1 + retries requests. */
-  readonly retries: number;
-  /** Most options a Classification may offer; null for no limit beyond the package's. */
-  readonly maxLabels: number | null;
-  /** Largest response body read, in bytes. */
-  readonly maxResponseBytes: number;
 }
 
 /** How the driver waits before a retry; replaceable so tests can observe the computed waits. */
@@ -83,20 +70,12 @@ export class JevEngine implements Engine {
     sleep?: Sleep,
     shutdown?: AbortSignal,
   ): JevEngine {
-    const { key, url, model, timeout, retries, maxLabels, maxResponseBytes } = httpConnectionSettings(
-      connection,
-      config,
-      {
-        defaultUrl: DEFAULT_JEV_URL,
-        model: 'pinned to an exact version such as "jev-1.13.0"',
-        urls: `"${DEFAULT_JEV_URL}"`,
-      },
-    );
-    return new JevEngine(
-      { connection, key, url, model, timeout, retries, maxLabels, maxResponseBytes },
-      sleep,
-      shutdown,
-    );
+    const { budget: _budget, ...settings } = httpConnectionSettings(connection, config, {
+      defaultUrl: DEFAULT_JEV_URL,
+      model: 'pinned to an exact version such as "jev-1.13.0"',
+      urls: `"${DEFAULT_JEV_URL}"`,
+    });
+    return new JevEngine({ connection, ...settings }, sleep, shutdown);
   }
 
   model(): string {

@@ -9,7 +9,7 @@ import {
 } from '../../errors';
 import type { EngineConnectionOptions } from '../../judgment.options';
 import type { Question } from '../../questions/question';
-import { connectionNumber, httpConnectionSettings } from '../connection.settings';
+import { connectionNumber, type HttpConnectionSettings, httpConnectionSettings } from '../connection.settings';
 import type { Engine, EngineAnswer, EngineRequest, EngineResponse } from '../engine.interface';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { redact, shorten } from '../http/foreign-json';
@@ -33,20 +33,9 @@ export const DEFAULT_MAX_CONCURRENCY = 4;
 const RETRYABLE = new Set([429, 503, 529]);
 
 /** Everything the OpenAI-compatible driver needs to ask one connection. */
-export interface OpenAiSettings {
+export interface OpenAiSettings extends Omit<HttpConnectionSettings, 'budget' | 'maxLabels'> {
   /** The connection name, recorded as the Provenance engine. */
   readonly connection: string;
-  /** API key; null sends none. */
-  readonly key: string | null;
-  /** Base URL without trailing slashes, e.g. `https://api.openai.com/v1`. */
-  readonly url: string;
-  readonly model: string;
-  /** Seconds per request: a wall-clock deadline covering connect, headers and body. */
-  readonly timeout: number;
-  /** Retries of 429/503/529 answers per request. */
-  readonly retries: number;
-  /** Largest response body read, in bytes. */
-  readonly maxResponseBytes: number;
   /** Requests of one Judgment in flight at once. */
   readonly maxConcurrency: number;
   /** `top_logprobs` asked for: the most options a Question may offer. */

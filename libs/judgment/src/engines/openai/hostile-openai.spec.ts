@@ -5,7 +5,6 @@
 import fc from 'fast-check';
 import {
   EngineBudgetExhausted,
-  EngineCallInterrupted,
   EngineFailed,
   EngineRateLimitDeferred,
   EngineRejectedRequest,
@@ -15,6 +14,7 @@ import { fuzz } from '../../fuzz.spec-helpers';
 import type { EngineConnectionOptions } from '../../judgment.options';
 import { Likelihood, type Question } from '../../questions';
 import type { EngineRequest } from '../engine.interface';
+import { describeHttpHardening } from '../http/http-hardening.spec-helpers';
 import { rejection, serve } from '../http/loopback-server.spec-helpers';
 import { withLimitMode } from '../limits/limit-context';
 import { MeteredEngine, UsageMeter } from '../metering';
@@ -56,83 +56,12 @@ function openai(url: string, options: EngineConnectionOptions = {}, shutdown?: A
   return OpenAiEngine.connect('openai', { key: KEY, url, model: MODEL, ...options }, undefined, shutdown);
 }
 
-describe('a deadline the Engine cannot dodge', () => {
-  it('a server trickling its body a byte at a time is cut off at the timeout, counted from the request', async () => {
-    const timers: NodeJS.Timeout[] = [];
-    const server = await serve((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      timers.push(setInterval(() => res.write(' '), 200));
-    });
-    const started = Date.now();
-    const error = await rejection(openai(server.url, { timeout: 1 }).answer(ask()));
-    const elapsed = Date.now() - started;
-    timers.forEach(clearInterval);
-    await server.close();
-    expect(error).toBeInstanceOf(EngineFailed);
-    expect(error.message).toMatch(/did not answer within 1 s/);
-    expect(elapsed).toBeLessThan(2500);
-  });
-
-  it('a body larger than maxResponseBytes fails the attempt unread, naming the option', async () => {
-    const server = await serve((_req, res) => res.end(completion({ padding: 'x'.repeat(2 << 20) })));
-    const error = await rejection(openai(server.url, { maxResponseBytes: 1 << 20 }).answer(ask()));
-    await server.close();
-    expect(error).toBeInstanceOf(EngineFailed);
-    expect(error.message).toMatch(/larger than 1048576 bytes.*engines\.openai\.maxResponseBytes/);
-  });
-
-  it('the default cap is 4 MiB: a 5 MiB answer is refused, a 3 MiB one read into a small Provenance', async () => {
-    const server = await serve((req, res) =>
-      res.end(completion({ padding: 'x'.repeat(req.url?.includes('big') ? 5 << 20 : 3 << 20) })),
-    );
-    await expect(openai(`${server.url}/big`).answer(ask())).rejects.toThrow(/larger than 4194304 bytes/);
-    const { answers, provenance } = await openai(server.url).answer(ask());
-    await server.close();
-    expect(answers.flagged).toBeCloseTo(0.25, 9);
-    expect(JSON.stringify(provenance).length).toBeLessThan(2000);
-  });
-
-  it('refuses maxResponseBytes that is not a whole number of bytes of 1024 or more', () => {
-    expect(() => openai('http://127.0.0.1:1', { maxResponseBytes: Number.NaN })).toThrow(/maxResponseBytes/);
-    expect(() => openai('http://127.0.0.1:1', { maxResponseBytes: 10 })).toThrow(/1024 or more/);
-  });
-});
-
-describe('shutdown cancels retry waits', () => {
-  const rateLimited = () =>
-    serve((_req, res) => {
-      res.writeHead(429, { 'retry-after': '25', 'content-type': 'application/json' });
-      res.end('{"error":{"message":"Rate limit reached","type":"requests"}}');
-    });
-
-  it('a 429 asking for 25 s: the wait ends when the app shuts down, and nothing more is sent', async () => {
-    const server = await rateLimited();
-    const shutdown = new AbortController();
-    const pending = rejection(openai(server.url, { retries: 3 }, shutdown.signal).answer(ask()));
-    while (server.requests() === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const aborted = Date.now();
-    shutdown.abort();
-    const error = await pending;
-    const waited = Date.now() - aborted;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await server.close();
-    expect(error).toBeInstanceOf(EngineCallInterrupted);
-    expect(error.message).toMatch(/shutting down.*attempt 2.*not sent/);
-    expect(waited).toBeLessThan(500);
-    expect(server.requests()).toBe(1);
-  });
-
-  it('after the shutdown began, a call still sends its first request but never retries', async () => {
-    const server = await rateLimited();
-    const shutdown = new AbortController();
-    shutdown.abort();
-    await expect(openai(server.url, { retries: 3 }, shutdown.signal).answer(ask())).rejects.toBeInstanceOf(
-      EngineCallInterrupted,
-    );
-    await server.close();
-    expect(server.requests()).toBe(1);
-  });
+describeHttpHardening({
+  connection: 'openai',
+  connect: openai,
+  request: ask,
+  answer: (padding) => completion({ padding: 'x'.repeat(padding) }),
+  rateLimited: '{"error":{"message":"Rate limit reached","type":"requests"}}',
 });
 
 describe('a 429 in a queued job is handed to the queue', () => {

@@ -1,6 +1,7 @@
 import { EngineNotConfigured } from '../errors';
 import type { EngineConnectionOptions } from '../judgment.options';
 import { MAX_LABELS } from '../questions/classification';
+import { isLoopbackUrl } from './http/loopback';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './http/request-limits';
 
 /** Seconds one attempt may take when a connection sets no `timeout`. */
@@ -91,4 +92,75 @@ export function connectionNumber(
     );
   }
   return number;
+}
+
+/** What an HTTP driver reads from every connection: its key, base URL and model, and the numeric settings. */
+export interface HttpConnectionSettings extends ConnectionSettings {
+  /** API key; null sends none (allowed by the key rule, see `checkKeyNotNeeded`). */
+  readonly key: string | null;
+  /** Base URL without trailing slashes. */
+  readonly url: string;
+  readonly model: string;
+}
+
+/** How an HTTP driver's errors explain its connection's options. */
+export interface HttpConnectionHints {
+  /** The base URL when a connection sets none. */
+  readonly defaultUrl: string;
+  /** How the model is pinned, e.g. `pinned to an exact version such as "jev-1.13.0"`. */
+  readonly model: string;
+  /** Example base URLs, e.g. `"https://api.typesafe.ai"`. */
+  readonly urls: string;
+}
+
+/**
+ * Reads an HTTP driver's connection: model (required), url (http or https, default `hints.defaultUrl`), key (the key
+ * rule) and the numeric settings. Throws EngineNotConfigured naming the connection and the option to fix.
+ */
+export function httpConnectionSettings(
+  name: string,
+  config: EngineConnectionOptions,
+  hints: HttpConnectionHints,
+): HttpConnectionSettings {
+  const option = `engines.${name}`;
+  if (typeof config.model !== 'string' || config.model.trim() === '') {
+    throw new EngineNotConfigured(
+      `The Engine connection "${name}" has no model. Set ${option}.model to the model it asks, ${hints.model}.`,
+    );
+  }
+  const url = String(config.url ?? hints.defaultUrl).replace(/\/+$/, '');
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+    throw new EngineNotConfigured(
+      `The Engine connection "${name}" has an invalid url (${JSON.stringify(config.url)}): set ` +
+        `${option}.url to the server's http(s) base URL, such as ${hints.urls}.`,
+    );
+  }
+  const key = typeof config.key === 'string' && config.key !== '' ? config.key : null;
+  if (key === null) checkKeyNotNeeded(name, url, config.requireKey);
+  return { ...connectionSettings(name, config), key, url, model: config.model };
+}
+
+/** The variables `judgmentOptionsFromEnv` reads each connection's key from, named in the error. */
+const KEY_VARIABLES: Readonly<Record<string, string>> = {
+  jev: 'TYPESAFE_API_KEY',
+  laya: 'LAYA_API_KEY',
+  openai: 'OPENAI_API_KEY',
+};
+
+/**
+ * The key rule: a connection without a key is refused unless its url is a loopback address (a server on this
+ * machine, like the Jev simulator) — or unless `requireKey` says otherwise, which wins either way.
+ */
+export function checkKeyNotNeeded(connection: string, url: string, requireKey: boolean | undefined): void {
+  if (requireKey === false || (requireKey === undefined && isLoopbackUrl(url))) return;
+  const variable = Object.hasOwn(KEY_VARIABLES, connection) ? ` (${KEY_VARIABLES[connection]})` : '';
+  const setKey = `Set engines.${connection}.key${variable}`;
+  throw new EngineNotConfigured(
+    requireKey === true
+      ? `The Engine connection "${connection}" has no API key, and engines.${connection}.requireKey is true. ` +
+          `${setKey}, or remove requireKey.`
+      : `The Engine connection "${connection}" has no API key, and its url ${url} is not a loopback address. ` +
+          `${setKey}, or point engines.${connection}.url at a server on this machine (127.0.0.1, localhost or ` +
+          `[::1]), which needs none; for a remote server that needs none, set engines.${connection}.requireKey to false.`,
+  );
 }

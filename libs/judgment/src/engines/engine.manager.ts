@@ -60,7 +60,7 @@ export interface EngineConnectionStatus {
 
 const BUILT_IN_DRIVERS: Readonly<Record<string, EngineFactory>> = {
   jev: (config, { name, shutdown }) => JevEngine.connect(name, config, undefined, shutdown),
-  openai: (config, { name }) => OpenAiEngine.connect(name, config),
+  openai: (config, { name, shutdown }) => OpenAiEngine.connect(name, config, undefined, shutdown),
   mock: (config) => new MockEngine(typeof config.model === 'string' && config.model !== '' ? config.model : undefined),
 };
 

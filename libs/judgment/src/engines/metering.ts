@@ -1,5 +1,5 @@
 import type { Provenance } from '../assessment/provenance';
-import { EngineBudgetExhausted, MalformedEngineResponse } from '../errors';
+import { EngineBudgetExhausted, EngineFailed } from '../errors';
 import type { Question } from '../questions/question';
 import type { Engine, EngineRequest, EngineResponse } from './engine.interface';
 
@@ -80,8 +80,8 @@ export class MeteredEngine implements Engine {
       this.lastSpend = this.meter.usage(this.connection) - before;
       return response;
     } catch (error) {
-      // A rejected 2xx answer was paid for: its usage counts against the budget too.
-      if (error instanceof MalformedEngineResponse && error.usage) {
+      // A rejected 2xx answer (or an answered part of a failed round) was paid for: it counts against the budget too.
+      if (error instanceof EngineFailed && error.usage) {
         this.meter.spend(this.connection, error.usage);
         this.lastSpend = this.meter.usage(this.connection) - before;
       }

@@ -4,6 +4,11 @@ import { JudgmentError } from './judgment.error';
 export class EngineFailed extends JudgmentError {
   /** The Engine's request id, when the failure happened after the Engine answered with one. */
   readonly requestId: string | null;
+  /**
+   * Token counts of the 2xx answers the failed call was paid for (a rejected answer, or the answered Questions of a
+   * round another Question failed), set by the driver to be metered; null when none.
+   */
+  usage: Readonly<Record<string, number>> | null = null;
 
   constructor(message: string, options?: { cause?: unknown; requestId?: string | null }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
@@ -19,10 +24,7 @@ export class EngineFailed extends JudgmentError {
 }
 
 /** The Engine answered, but its response could not be read (or left Questions unanswered). */
-export class MalformedEngineResponse extends EngineFailed {
-  /** Token counts the rejected 2xx answer reported (it was paid for), set by the driver; null when none. */
-  usage: Readonly<Record<string, number>> | null = null;
-}
+export class MalformedEngineResponse extends EngineFailed {}
 /** The Engine refused the request as invalid (HTTP 400/422), or the connection refused it before asking. */
 export class EngineRejectedRequest extends EngineFailed {}
 /** The Engine refused the credentials (HTTP 401/403). */

@@ -4,14 +4,7 @@
  * Built on `node:http` only, to stay fast enough for benchmarks.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  createServer,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { answerAll, type NormalQuestion } from './simulated-answers';
 import type {
   Fault,
@@ -19,11 +12,11 @@ import type {
   LoggedRequest,
   MalformedVariant,
   ModelInfo,
-  SimulatorLimits,
   SimulatorMode,
   StatusFault,
 } from './simulator.types';
 import { isPlainObject, validateJev, validateLaya, type ValidationFailure } from './request.validation';
+import { SimulatorServer } from './simulator.server';
 
 export const DEFAULT_JEV_MODEL = 'jev-1.13.0';
 export const JEV_ALIASES: readonly string[] = ['jev-latest', 'jev-preview'];
@@ -124,41 +117,25 @@ function hex8(n: number): string {
   return (n >>> 0).toString(16).padStart(8, '0');
 }
 
-export class JevSimulator {
+export class JevSimulator extends SimulatorServer<Fault> {
   readonly mode: SimulatorMode;
   readonly apiKey?: string;
   readonly maxConcurrent: number;
   readonly maxLabels: number;
   readonly models: ReadonlyArray<ModelInfo>;
 
-  private latency: number;
   private currentModel: string;
-  private readonly logRequests: boolean;
-  private readonly maxLog: number;
-  private readonly onRequest?: (entry: LoggedRequest) => void;
   private readonly knownModels: Set<string>;
-  private readonly log: LoggedRequest[] = [];
-  private readonly faults: Fault[] = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
   private readonly idPrefix = randomBytes(4).toString('hex');
-  private server?: Server;
-  private baseUrl?: string;
   private inFlight = 0;
   private counter = 0;
   private handled = 0;
-  private refused = 0;
-  private readonly limits?: Required<SimulatorLimits>;
-  /** Per key: when its window started, requests and input tokens answered in it. */
-  private readonly windows = new Map<string, { start: number; requests: number; tokens: number }>();
 
   constructor(options: JevSimulatorOptions = {}) {
+    super(options);
     this.mode = options.mode ?? 'jev';
     this.currentModel = options.model ?? DEFAULT_JEV_MODEL;
     this.apiKey = options.apiKey;
-    this.latency = Math.max(0, options.latencyMs ?? 0);
-    this.logRequests = options.logRequests ?? true;
-    this.maxLog = Math.max(2, options.maxLog ?? 10_000);
-    this.onRequest = options.onRequest;
     this.maxConcurrent = options.maxConcurrent ?? 16;
     this.maxLabels = options.maxLabels ?? 20;
     this.models = options.models ?? [
@@ -175,23 +152,6 @@ export class JevSimulator {
       },
     ];
     this.knownModels = new Set([this.model, ...this.models.map((m) => m.name)]);
-    if (options.limits) {
-      this.limits = {
-        requests: options.limits.requests ?? Infinity,
-        tokens: options.limits.tokens ?? Infinity,
-        windowMs: options.limits.windowMs ?? 60_000,
-      };
-    }
-  }
-
-  /** Decision requests refused with 429 by the per-key `limits` (injected faults not counted). */
-  get rateLimited(): number {
-    return this.refused;
-  }
-
-  /** Requests received (when `logRequests`), oldest first. */
-  get requests(): ReadonlyArray<LoggedRequest> {
-    return this.log;
   }
 
   /** Number of requests handled since start (counted even when the log is off). */
@@ -199,79 +159,9 @@ export class JevSimulator {
     return this.handled;
   }
 
-  /** Faults still queued. */
-  get pendingFaults(): ReadonlyArray<Fault> {
-    return this.faults;
-  }
-
-  /** Latency timers still waiting to send an answer (none after stop()). */
-  get pendingTimers(): number {
-    return this.timers.size;
-  }
-
   /** Base URL while running, e.g. `http://127.0.0.1:8787`. */
   get url(): string | undefined {
     return this.baseUrl;
-  }
-
-  get latencyMs(): number {
-    return this.latency;
-  }
-
-  /** Listen (port 0 = any free port) and resolve with the base URL. */
-  start(port = 0, host = '127.0.0.1'): Promise<string> {
-    if (this.server) return Promise.reject(new Error('JevSimulator already started'));
-    const server = createServer((req, res) => this.receive(req, res));
-    server.keepAliveTimeout = 30_000;
-    this.server = server;
-    return new Promise<string>((resolve, reject) => {
-      const onError = (err: Error) => {
-        this.server = undefined;
-        reject(err);
-      };
-      server.once('error', onError);
-      server.listen(port, host, () => {
-        server.off('error', onError);
-        const { port: bound } = server.address() as AddressInfo;
-        this.baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
-        resolve(this.baseUrl);
-      });
-    });
-  }
-
-  /** Close the server, destroying every open socket (hanging requests included) and pending latency timers. */
-  stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return Promise.resolve();
-    this.server = undefined;
-    this.baseUrl = undefined;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    return new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  }
-
-  /** Queue `fault` for the next `times` decision requests (`POST /v1/systemone`), consumed in order. */
-  fail(fault: Fault, times = 1): this {
-    for (let i = 0; i < times; i++) this.faults.push(fault);
-    return this;
-  }
-
-  clearFaults(): this {
-    this.faults.length = 0;
-    return this;
-  }
-
-  clearLog(): this {
-    this.log.length = 0;
-    return this;
-  }
-
-  setLatency(ms: number): this {
-    this.latency = Math.max(0, ms);
-    return this;
   }
 
   /** The versioned model reported (and that `jev-latest`/`jev-preview` resolve to). */
@@ -291,22 +181,11 @@ export class JevSimulator {
 
   // -------------------------------------------------------------------------------------------------------------
 
-  private receive(req: IncomingMessage, res: ServerResponse): void {
-    const limit = MAX_BODY_BYTES[this.mode];
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('error', () => undefined);
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-    });
-    req.on('end', () => {
-      const raw = size === 0 ? '' : (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
-      this.dispatch(req, res, raw, size > limit);
-    });
+  protected override bodyLimit(): number {
+    return MAX_BODY_BYTES[this.mode];
   }
 
-  private dispatch(req: IncomingMessage, res: ServerResponse, raw: string, tooLarge: boolean): void {
+  protected dispatch(req: IncomingMessage, res: ServerResponse, raw: string, tooLarge: boolean): void {
     this.handled++;
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -330,10 +209,7 @@ export class JevSimulator {
       const entry: LoggedRequest = { method, path, headers: req.headers, body, at: Date.now(), status: 0 };
       if (ex.requestId) entry.requestId = ex.requestId;
       ex.entry = entry;
-      if (this.logRequests) {
-        if (this.log.length >= this.maxLog) this.log.splice(0, this.maxLog >> 1);
-        this.log.push(entry);
-      }
+      this.logRequest(entry);
     }
 
     if (path === '/health') {
@@ -384,24 +260,11 @@ export class JevSimulator {
       ex.res.once('close', () => this.inFlight--);
     }
 
-    const window = this.window(ex.req);
-    if (
-      window &&
-      (window.requests >= (this.limits as Required<SimulatorLimits>).requests ||
-        window.tokens >= (this.limits as Required<SimulatorLimits>).tokens)
-    ) {
-      this.refused++;
-      const ms = Math.max(1, window.start + (this.limits as Required<SimulatorLimits>).windowMs - Date.now());
+    const { window, refusedForMs } = this.admit(ex.req.headers.authorization ?? '');
+    if (refusedForMs !== undefined) {
       const body = laya ? { detail: LAYA_FAULT_DETAILS[429] } : JEV_FAULT_BODIES[429];
-      return this.sendJson(
-        ex,
-        429,
-        body,
-        { 'retry-after-ms': String(ms), 'retry-after': String(Math.ceil(ms / 1000)) },
-        true,
-      );
+      return this.sendJson(ex, 429, body, SimulatorServer.retryHeaders(refusedForMs), true);
     }
-    if (window) window.requests++;
 
     const fault = this.faults.shift();
     if (fault) {
@@ -508,23 +371,10 @@ export class JevSimulator {
     if (window) window.tokens += Number((response.usage as { input_tokens?: number }).input_tokens ?? 0);
     let headers: OutgoingHttpHeaders | undefined;
     if (laya) {
-      const ms = (performance.now() - started + this.latency).toFixed(2);
+      const ms = (performance.now() - started + this.latencyMs).toFixed(2);
       headers = { 'server-timing': `inference;dur=${ms}`, 'x-inference-time-ms': ms };
     }
     this.sendJson(ex, 200, response, headers);
-  }
-
-  /** The current limit window of the request's key (a new one once the last ended); undefined without limits. */
-  private window(req: IncomingMessage): { start: number; requests: number; tokens: number } | undefined {
-    if (!this.limits) return undefined;
-    const key = req.headers.authorization ?? '';
-    const now = Date.now();
-    let window = this.windows.get(key);
-    if (!window || now >= window.start + this.limits.windowMs) {
-      window = { start: now, requests: 0, tokens: 0 };
-      this.windows.set(key, window);
-    }
-    return window;
   }
 
   private route(model: unknown): {
@@ -587,12 +437,7 @@ export class JevSimulator {
     headers?: OutgoingHttpHeaders,
     now = false,
   ): void {
-    if (now || this.latency <= 0) return this.write(ex, status, payload, contentType, headers);
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.write(ex, status, payload, contentType, headers);
-    }, this.latency);
-    this.timers.add(timer);
+    this.afterLatency(() => this.write(ex, status, payload, contentType, headers), now);
   }
 
   private write(ex: Exchange, status: number, payload: string, contentType: string, headers?: OutgoingHttpHeaders) {

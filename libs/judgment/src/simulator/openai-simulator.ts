@@ -5,17 +5,11 @@
  * `{ error: { message, type, param, code } }` bodies. Answers come from a simulated model (openai-answers.ts).
  */
 import { randomBytes } from 'node:crypto';
-import {
-  createServer,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { firstTokenLogprobs, type OpenAiBehaviour } from './openai-answers';
 import { fnv1a } from './simulated-answers';
-import type { LoggedRequest } from './simulator.types';
+import { SimulatorServer } from './simulator.server';
+import type { LoggedRequest, SimulatorServerOptions } from './simulator.types';
 
 export const DEFAULT_OPENAI_MODEL = 'sim-4o-2026-09-17';
 /** Aliases the simulator resolves to its model, as OpenAI resolves `gpt-4o` to a dated snapshot. */
@@ -23,21 +17,15 @@ export const OPENAI_ALIASES: readonly string[] = ['sim-4o', 'sim-4o-latest'];
 /** The most `top_logprobs` OpenAI accepts. */
 export const MAX_TOP_LOGPROBS = 20;
 
-export interface OpenAiSimulatorOptions {
+export interface OpenAiSimulatorOptions extends SimulatorServerOptions {
   /** How the simulated model answers (default `answer`). */
   behaviour?: OpenAiBehaviour;
-  /** Delay before every answer (ms). */
-  latencyMs?: number;
   /** When set, requests need `Authorization: Bearer <apiKey>` (or Azure's `api-key` header): otherwise 401. */
   apiKey?: string;
   /** The dated model id it reports; its aliases resolve to it. Default `sim-4o-2026-09-17`. */
   model?: string;
   /** `system_fingerprint` it reports; null leaves it out (as many self-hosted servers do). */
   systemFingerprint?: string | null;
-  /** Keep a request log in `requests` (default true). */
-  logRequests?: boolean;
-  /** Called once per finished request. */
-  onRequest?: (entry: LoggedRequest) => void;
 }
 
 /** An error status with the OpenAI error body (default per status) and, for 429, the rate-limit headers. */
@@ -105,37 +93,22 @@ class Invalid {
   ) {}
 }
 
-export class OpenAiSimulator {
+export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
   readonly mode = 'openai' as const;
   readonly model: string;
   readonly apiKey?: string;
   readonly behaviour: OpenAiBehaviour;
   readonly systemFingerprint: string | null;
-  private latency: number;
-  private readonly logRequests: boolean;
-  private readonly onRequest?: (entry: LoggedRequest) => void;
-  private readonly log: LoggedRequest[] = [];
-  private readonly faults: OpenAiFault[] = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
   private readonly idPrefix = randomBytes(4).toString('hex');
-  private server?: Server;
-  private baseUrl?: string;
   private counter = 0;
 
   constructor(options: OpenAiSimulatorOptions = {}) {
+    super(options);
     this.model = options.model ?? DEFAULT_OPENAI_MODEL;
     this.apiKey = options.apiKey;
     this.behaviour = options.behaviour ?? 'answer';
     this.systemFingerprint =
       options.systemFingerprint === undefined ? `fp_${fnv1a(this.model).toString(16)}` : options.systemFingerprint;
-    this.latency = Math.max(0, options.latencyMs ?? 0);
-    this.logRequests = options.logRequests ?? true;
-    this.onRequest = options.onRequest;
-  }
-
-  /** Requests received (when `logRequests`), oldest first. */
-  get requests(): ReadonlyArray<LoggedRequest> {
-    return this.log;
   }
 
   /** Base URL of the OpenAI API while running, e.g. `http://127.0.0.1:8787/v1`; the Azure routes sit at the root. */
@@ -148,65 +121,7 @@ export class OpenAiSimulator {
     return this.baseUrl;
   }
 
-  start(port = 0, host = '127.0.0.1'): Promise<string> {
-    if (this.server) return Promise.reject(new Error('OpenAiSimulator already started'));
-    const server = createServer((req, res) => this.receive(req, res));
-    this.server = server;
-    return new Promise<string>((resolve, reject) => {
-      server.once('error', (error) => {
-        this.server = undefined;
-        reject(error);
-      });
-      server.listen(port, host, () => {
-        const { port: bound } = server.address() as AddressInfo;
-        this.baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
-        resolve(this.url as string);
-      });
-    });
-  }
-
-  stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return Promise.resolve();
-    this.server = undefined;
-    this.baseUrl = undefined;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    return new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  }
-
-  /** Queue `fault` for the next `times` chat completion requests, consumed in order. */
-  fail(fault: OpenAiFault, times = 1): this {
-    for (let i = 0; i < times; i++) this.faults.push(fault);
-    return this;
-  }
-
-  clearFaults(): this {
-    this.faults.length = 0;
-    return this;
-  }
-
-  clearLog(): this {
-    this.log.length = 0;
-    return this;
-  }
-
-  setLatency(ms: number): this {
-    this.latency = Math.max(0, ms);
-    return this;
-  }
-
-  private receive(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('error', () => undefined);
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => this.dispatch(req, res, Buffer.concat(chunks).toString('utf8')));
-  }
-
-  private dispatch(req: IncomingMessage, res: ServerResponse, raw: string): void {
+  protected dispatch(req: IncomingMessage, res: ServerResponse, raw: string): void {
     const url = new URL(req.url ?? '/', 'http://simulator');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
@@ -218,7 +133,7 @@ export class OpenAiSimulator {
     }
     const requestId = `req_${this.idPrefix}${(++this.counter).toString(16).padStart(8, '0')}`;
     const entry: LoggedRequest = { method, path, headers: req.headers, body, at: Date.now(), status: 0, requestId };
-    if (this.logRequests) this.log.push(entry);
+    this.logRequest(entry);
     const ex: Exchange = { req, res, requestId, entry };
 
     const azure = /^\/openai\/deployments\/[^/]+\/chat\/completions$/.test(path);
@@ -239,6 +154,20 @@ export class OpenAiSimulator {
     }
     const auth = this.authFailure(req, azure);
     if (auth) return this.error(ex, auth);
+    const { window, refusedForMs } = this.admit(String(req.headers.authorization ?? req.headers['api-key'] ?? ''));
+    if (refusedForMs !== undefined) {
+      const reset = `${refusedForMs}ms`;
+      const left = this.remaining(window);
+      return this.sendJson(
+        ex,
+        429,
+        { error: { ...DEFAULT_ERRORS[429], param: null } },
+        {
+          ...this.rateHeaders('0', String(left.tokens === Infinity ? 1999000 : left.tokens), reset, reset),
+          ...SimulatorServer.retryHeaders(refusedForMs),
+        },
+      );
+    }
 
     const fault = this.faults.shift();
     if (fault && 'status' in fault) return this.statusFault(ex, fault);
@@ -258,9 +187,17 @@ export class OpenAiSimulator {
       return this.error(ex, new Invalid(message, null, 404, 'model_not_found'));
     }
     const completion = this.complete(ex, request, fault);
+    if (window) window.tokens += (completion.usage as { prompt_tokens: number }).prompt_tokens;
     const text = JSON.stringify(completion);
     if (fault?.kind === 'truncated') return this.send(ex, 200, text.slice(0, Math.floor(text.length / 2)));
-    this.send(ex, 200, text, this.rateHeaders('9999', '1999000', '6ms', '0s'));
+    const left = this.remaining(window);
+    const count = (value: number, otherwise: string) => (value === Infinity ? otherwise : String(value));
+    this.send(
+      ex,
+      200,
+      text,
+      this.rateHeaders(count(left.requests, '9999'), count(left.tokens, '1999000'), '6ms', '0s'),
+    );
   }
 
   private complete(ex: Exchange, request: CheckedRequest, fault: OpenAiFault | undefined): Record<string, unknown> {
@@ -362,7 +299,7 @@ export class OpenAiSimulator {
         'content-type': type,
         'content-length': Buffer.byteLength(payload),
         'x-request-id': ex.requestId,
-        'openai-processing-ms': String(this.latency),
+        'openai-processing-ms': String(this.latencyMs),
         'openai-version': '2020-10-01',
         ...headers,
       });
@@ -372,12 +309,7 @@ export class OpenAiSimulator {
         this.onRequest?.(entry);
       }
     };
-    if (this.latency <= 0) return write();
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      write();
-    }, this.latency);
-    this.timers.add(timer);
+    this.afterLatency(write);
   }
 }
 

@@ -1,4 +1,5 @@
 import { JevSimulator } from './jev-simulator';
+import { OpenAiSimulator } from './openai-simulator';
 
 const BODY = JSON.stringify({
   model: 'jev-1.13.0',
@@ -49,6 +50,60 @@ describe('JevSimulator per-key limits', () => {
     const url = await sim.start();
     expect((await ask(url, 'a')).status).toBe(200);
     expect((await ask(url, 'a')).status).toBe(429);
+    expect(sim.rateLimited).toBe(1);
+  });
+});
+
+describe('OpenAiSimulator per-key limits (the same windows as the Jev modes)', () => {
+  let sim: OpenAiSimulator;
+  afterEach(() => sim.stop());
+
+  const chat = (url: string, headers: Record<string, string>, path = '/chat/completions') =>
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({
+        model: 'sim-4o-2026-09-17',
+        messages: [{ role: 'user', content: 'Does the customer ask for a refund? Answer yes or no.' }],
+        max_tokens: 1,
+        logprobs: true,
+        top_logprobs: 5,
+      }),
+    });
+
+  it('answers 429 in the OpenAI shape with retry-after, retry-after-ms and x-ratelimit-reset-requests', async () => {
+    sim = new OpenAiSimulator({ limits: { requests: 2, windowMs: 5_000 } });
+    const url = await sim.start();
+    const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+    expect((await chat(url, bearer('a'))).status).toBe(200);
+    const answered = await chat(url, bearer('a'));
+    expect(answered.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    const refused = await chat(url, bearer('a'));
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+    const ms = Number(refused.headers.get('retry-after-ms'));
+    expect(ms).toBeGreaterThan(4_000);
+    expect(ms).toBeLessThanOrEqual(5_000);
+    expect(refused.headers.get('retry-after')).toBe(String(Math.ceil(ms / 1000)));
+    expect(refused.headers.get('x-ratelimit-reset-requests')).toBe(`${ms}ms`);
+    // Another key, and an Azure api-key, have their own windows.
+    expect((await chat(url, bearer('b'))).status).toBe(200);
+    const azure = await chat(
+      url.replace(/\/v1$/, ''),
+      { 'api-key': 'a' },
+      '/openai/deployments/d/chat/completions?api-version=2024-10-21',
+    );
+    expect(azure.status).toBe(200);
+    expect(sim.rateLimited).toBe(1);
+  });
+
+  it('refuses a key whose answered prompt tokens reached the token limit, and opens a new window later', async () => {
+    sim = new OpenAiSimulator({ limits: { tokens: 1, windowMs: 300 } });
+    const url = await sim.start();
+    expect((await chat(url, {})).status).toBe(200);
+    expect((await chat(url, {})).status).toBe(429);
+    await new Promise((resolve) => setTimeout(resolve, 320));
+    expect((await chat(url, {})).status).toBe(200);
     expect(sim.rateLimited).toBe(1);
   });
 });

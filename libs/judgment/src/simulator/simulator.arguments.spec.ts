@@ -21,6 +21,12 @@ describe('parseSimulatorArgs', () => {
       tokens: undefined,
       windowMs: 10_000,
     });
+    // The openai mode enforces the same limits.
+    expect(parseSimulatorArgs(['--mode', 'openai', '--limit-tokens', '500'], {}).limits).toEqual({
+      requests: undefined,
+      tokens: 500,
+      windowMs: undefined,
+    });
     expect(() => parseSimulatorArgs(['--limit-window-ms', '1000'], {})).toThrow(
       '--limit-window-ms sets a window without a limit',
     );

@@ -34,7 +34,7 @@ export const SIMULATOR_USAGE = `Usage: judgment-jev-simulator [--port N] [--host
   --key K          require Authorization: Bearer K             (JEV_SIMULATOR_KEY, default none)
   --model M        versioned model id it reports               (JEV_SIMULATOR_MODEL, default jev-1.13.0;
                                                                openai: sim-4o-2026-09-17)
-  --limit-requests N  answer 429 past N requests per key per window   (JEV_SIMULATOR_LIMIT_REQUESTS; jev/laya)
+  --limit-requests N  answer 429 past N requests per key per window   (JEV_SIMULATOR_LIMIT_REQUESTS)
   --limit-tokens N    answer 429 once a key's window used N input tokens (JEV_SIMULATOR_LIMIT_TOKENS)
   --limit-window-ms N the limits' fixed window, from a key's first request (JEV_SIMULATOR_LIMIT_WINDOW_MS, 60000)
   --verbose        print one line per request                  (JEV_SIMULATOR_VERBOSE=1)
@@ -84,11 +84,6 @@ export function parseSimulatorArgs(
   if (windowMs !== undefined && !limited) {
     throw new InvalidSimulatorArguments(
       `${setting('limit-window-ms')?.source} sets a window without a limit: add --limit-requests or --limit-tokens.`,
-    );
-  }
-  if (limited && mode === 'openai') {
-    throw new InvalidSimulatorArguments(
-      'The limit flags apply to the jev and laya modes only; the openai mode does not enforce limits yet.',
     );
   }
   return {

@@ -11,11 +11,27 @@ export interface ModelInfo {
   release_date: string;
 }
 
-export interface JevSimulatorOptions {
-  /** Wire dialect. Default `jev`. */
-  mode?: SimulatorMode;
+/** What every simulator mode (jev, laya, openai) takes: latency, the request log, per-key limits. */
+export interface SimulatorServerOptions {
   /** Delay before every answer (ms). 0 (default) answers synchronously, without a timer. */
   latencyMs?: number;
+  /** Keep a request log in `requests` (default true). Turn off for benchmarks. */
+  logRequests?: boolean;
+  /** Log cap: when reached, the oldest half is dropped. Default 10,000. */
+  maxLog?: number;
+  /** Called once per finished request (after the response was written). */
+  onRequest?: (entry: LoggedRequest) => void;
+  /**
+   * Per-key rate limits (key: the bearer token or Azure `api-key`, or none), counted in fixed windows that start with
+   * a key's first request. Over a limit the request is answered 429 with `retry-after` (seconds) and `retry-after-ms`
+   * until the window ends (the openai mode adds `x-ratelimit-reset-requests`). `rateLimited` counts the refusals.
+   */
+  limits?: SimulatorLimits;
+}
+
+export interface JevSimulatorOptions extends SimulatorServerOptions {
+  /** Wire dialect. Default `jev`. */
+  mode?: SimulatorMode;
   /**
    * When set, requests need `Authorization: Bearer <apiKey>`.
    * Jev: header missing → 403, wrong → 401. Laya: missing or wrong → 401.
@@ -25,22 +41,10 @@ export interface JevSimulatorOptions {
   model?: string;
   /** Catalogue served by `GET /v1/models`; its names are also accepted as pinned models. */
   models?: ModelInfo[];
-  /** Keep a request log in `requests` (default true). Turn off for benchmarks. */
-  logRequests?: boolean;
-  /** Log cap: when reached, the oldest half is dropped. Default 10,000. */
-  maxLog?: number;
-  /** Called once per finished request (after the response was written). */
-  onRequest?: (entry: LoggedRequest) => void;
   /** Laya: requests in flight above this answer 503 `server busy, try again later`. Default 16. */
   maxConcurrent?: number;
   /** Laya: choice questions with more labels answer 422 `options exceed head_max_len`. Default 20. */
   maxLabels?: number;
-  /**
-   * Per-key rate limits (key: the bearer token, or none), counted in fixed windows that start with a key's first
-   * request. Over a limit the request is answered 429 with `retry-after` (seconds) and `retry-after-ms` until the
-   * window ends, like Jev. `rateLimited` counts the refusals.
-   */
-  limits?: SimulatorLimits;
 }
 
 /** The simulator's per-key limits. */

@@ -6,7 +6,6 @@ import {
   EngineUnauthorized,
 } from '../../errors';
 import { parseForeignJson, redact, shorten } from '../http/foreign-json';
-import { isDeadlineAbort, isOversizedBody } from '../http/request-limits';
 
 /** Which connection and request a response or failure belongs to. */
 export interface ResponseOrigin {
@@ -65,43 +64,6 @@ export function statusError(
     default:
       return new EngineFailed(`The Engine failed (${where}): ${reason}.`, details);
   }
-}
-
-/**
- * A transport failure (timeout, refused or reset connection) as an EngineFailed. The HTTP client's error is dropped:
- * it carries the request config and headers, API key included. The cause keeps only method, path and error code.
- */
-export function transportError(
-  error: unknown,
-  connection: string,
-  endpoint: string,
-  timeoutSeconds: number,
-  deadline?: AbortSignal,
-  maxResponseBytes?: number,
-): EngineFailed {
-  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'unknown';
-  const url = new URL(endpoint);
-  const cause = new Error(`POST ${url.pathname} failed: ${code}`);
-  if (isOversizedBody(error)) {
-    return new EngineFailed(
-      `The Engine's response was larger than ${maxResponseBytes} bytes (connection "${connection}", POST ` +
-        `${url.origin}${url.pathname}), so reading stopped. Raise engines.${connection}.maxResponseBytes if its ` +
-        'answers are really that large.',
-      { cause },
-    );
-  }
-  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || (deadline && isDeadlineAbort(error, deadline))) {
-    return new EngineFailed(
-      `The Engine did not answer within ${timeoutSeconds} s (connection "${connection}", POST ${url.origin}${url.pathname}); ` +
-        `a timed-out attempt is not retried. Raise engines.${connection}.timeout if the Engine needs longer.`,
-      { cause },
-    );
-  }
-  return new EngineFailed(
-    `The Engine could not be reached (connection "${connection}", POST ${url.origin}${url.pathname}: ${code}). ` +
-      `Check engines.${connection}.url and that the server is running.`,
-    { cause },
-  );
 }
 
 const MAX_RAW_REASON = 300;

@@ -1,18 +1,24 @@
-import axios, { type AxiosInstance } from 'axios';
-import { setTimeout as delay } from 'node:timers/promises';
 import { inspect } from 'node:util';
 import { Provenance } from '../../assessment/provenance';
-import { EngineNotConfigured, EngineRejectedRequest } from '../../errors';
+import {
+  EngineFailed,
+  EngineNotConfigured,
+  EngineRateLimitDeferred,
+  EngineRejectedRequest,
+  MalformedEngineResponse,
+} from '../../errors';
 import type { EngineConnectionOptions } from '../../judgment.options';
 import type { Question } from '../../questions/question';
-import { connectionNumber, connectionSettings } from '../connection.settings';
+import { connectionNumber, type HttpConnectionSettings, httpConnectionSettings } from '../connection.settings';
 import type { Engine, EngineAnswer, EngineRequest, EngineResponse } from '../engine.interface';
-import { checkKeyNotNeeded, type Sleep } from '../jev/jev.engine';
-import { statusError, transportError, type ResponseOrigin } from '../jev/jev.errors';
-import { retryWait } from '../jev/retry';
+import { EngineHttpClient } from '../http/engine-http.client';
+import { redact, shorten } from '../http/foreign-json';
+import type { Sleep } from '../http/request-limits';
+import { statusError, type ResponseOrigin } from '../jev/jev.errors';
+import { withLimitMode } from '../limits/limit-context';
 import { answerTokens, chatPrompt } from './openai.prompt';
-import { openAiErrorReason, readCompletion, type CompletionReading } from './openai.response';
-import { openAiRetryHeaders, type ResponseHeaders } from './openai.retry';
+import { openAiErrorReason, readCompletion, type CompletionReading, type TokenUsage } from './openai.response';
+import { openAiRetryHeaders } from './openai.retry';
 
 /** Where OpenAI answers when a connection sets no `url` (the base URL, `/chat/completions` is appended). */
 export const DEFAULT_OPENAI_URL = 'https://api.openai.com/v1';
@@ -27,18 +33,9 @@ export const DEFAULT_MAX_CONCURRENCY = 4;
 const RETRYABLE = new Set([429, 503, 529]);
 
 /** Everything the OpenAI-compatible driver needs to ask one connection. */
-export interface OpenAiSettings {
+export interface OpenAiSettings extends Omit<HttpConnectionSettings, 'budget' | 'maxLabels'> {
   /** The connection name, recorded as the Provenance engine. */
   readonly connection: string;
-  /** API key; null sends none. */
-  readonly key: string | null;
-  /** Base URL without trailing slashes, e.g. `https://api.openai.com/v1`. */
-  readonly url: string;
-  readonly model: string;
-  /** Seconds per request. */
-  readonly timeout: number;
-  /** Retries of 429/503/529 answers per request. */
-  readonly retries: number;
   /** Requests of one Judgment in flight at once. */
   readonly maxConcurrency: number;
   /** `top_logprobs` asked for: the most options a Question may offer. */
@@ -49,13 +46,6 @@ export interface OpenAiSettings {
   readonly temperatureScaling: number | null;
   /** Azure OpenAI: the `api-version`; the key goes in an `api-key` header and the model names the deployment. */
   readonly apiVersion: string | null;
-}
-
-/** One HTTP answer: status, headers and the body as text. */
-interface HttpAnswer {
-  readonly status: number;
-  readonly headers: ResponseHeaders;
-  readonly text: string;
 }
 
 /** One Question's reading, with the request that answered it. */
@@ -69,39 +59,37 @@ interface QuestionReading extends CompletionReading {
  * answer tokens' shares of the first token's probability mass.
  */
 export class OpenAiEngine implements Engine {
-  private readonly http: AxiosInstance;
-  private readonly endpoint: string;
+  private readonly http: EngineHttpClient;
   private readonly settings: Omit<OpenAiSettings, 'key'>;
-  /** The API key lives only here (an ES private field: not in JSON, util.inspect or the axios defaults). */
+  /** The API key, to blank it out of what the server sends back (an ES private field). */
   readonly #key: string | null;
 
   constructor(
     settings: OpenAiSettings,
-    private readonly sleep: Sleep = delay,
+    sleep?: Sleep,
+    /** Aborts when the app shuts down: retry waits are cancelled and nothing more is sent. */
+    shutdown?: AbortSignal,
   ) {
     const { key, ...visible } = settings;
     this.#key = key;
     this.settings = visible;
-    this.endpoint =
-      settings.apiVersion === null
-        ? `${settings.url}/chat/completions`
-        : `${settings.url}/openai/deployments/${encodeURIComponent(settings.model)}/chat/completions` +
-          `?api-version=${encodeURIComponent(settings.apiVersion)}`;
-    this.http = axios.create({
-      timeout: Math.round(settings.timeout * 1000),
-      headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
-      responseType: 'text',
-      transformResponse: [(data: unknown) => data],
-      validateStatus: () => true,
-      maxRedirects: 0,
-    });
-    // The key is added per request, so it never sits in the instance's defaults.
-    this.http.interceptors.request.use((config) => {
-      if (this.#key === null) return config;
-      if (this.settings.apiVersion === null) config.headers.set('Authorization', `Bearer ${this.#key}`);
-      else config.headers.set('api-key', this.#key);
-      return config;
-    });
+    const azure = settings.apiVersion !== null;
+    const endpoint = azure
+      ? `${settings.url}/openai/deployments/${encodeURIComponent(settings.model)}/chat/completions` +
+        `?api-version=${encodeURIComponent(settings.apiVersion as string)}`
+      : `${settings.url}/chat/completions`;
+    this.http = new EngineHttpClient(
+      {
+        ...visible,
+        endpoint,
+        retryable: RETRYABLE,
+        retryHeaders: openAiRetryHeaders,
+        authorization: (secret) => (azure ? ['api-key', secret] : ['Authorization', `Bearer ${secret}`]),
+      },
+      key,
+      sleep,
+      shutdown,
+    );
   }
 
   /** What the driver shows when logged or serialised: never the key. */
@@ -115,31 +103,26 @@ export class OpenAiEngine implements Engine {
   }
 
   /** Checks a connection's options and builds its driver; EngineNotConfigured names what to fix. */
-  static connect(connection: string, config: EngineConnectionOptions, sleep?: Sleep): OpenAiEngine {
-    const option = (name: string) => `engines.${connection}.${name}`;
-    if (typeof config.model !== 'string' || config.model.trim() === '') {
-      throw new EngineNotConfigured(
-        `The Engine connection "${connection}" has no model. Set ${option('model')} to the model it asks, pinned to ` +
-          'a snapshot such as "gpt-4o-mini-2024-07-18" (or the model name your vLLM, llama.cpp or Ollama server serves).',
-      );
-    }
-    const url = String(config.url ?? DEFAULT_OPENAI_URL).replace(/\/+$/, '');
-    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-      throw new EngineNotConfigured(
-        `The Engine connection "${connection}" has an invalid url (${JSON.stringify(config.url)}): set ` +
-          `${option('url')} to the server's http(s) base URL, such as "${DEFAULT_OPENAI_URL}" or "http://localhost:8000/v1".`,
-      );
-    }
+  static connect(
+    connection: string,
+    config: EngineConnectionOptions,
+    sleep?: Sleep,
+    shutdown?: AbortSignal,
+  ): OpenAiEngine {
+    const { key, url, model, timeout, retries, maxResponseBytes } = httpConnectionSettings(connection, config, {
+      defaultUrl: DEFAULT_OPENAI_URL,
+      model:
+        'pinned to a snapshot such as "gpt-4o-mini-2024-07-18" (or the model name your vLLM, llama.cpp or Ollama ' +
+        'server serves)',
+      urls: `"${DEFAULT_OPENAI_URL}" or "http://localhost:8000/v1"`,
+    });
     const apiVersion = config.apiVersion ?? null;
     if (apiVersion !== null && (typeof apiVersion !== 'string' || apiVersion.trim() === '')) {
       throw new EngineNotConfigured(
         `The Engine connection "${connection}" has an invalid apiVersion (${JSON.stringify(apiVersion)}): set ` +
-          `${option('apiVersion')} to the Azure OpenAI api-version, such as "2024-10-21", or leave it out.`,
+          `engines.${connection}.apiVersion to the Azure OpenAI api-version, such as "2024-10-21", or leave it out.`,
       );
     }
-    const key = typeof config.key === 'string' && config.key !== '' ? config.key : null;
-    if (key === null) checkKeyNotNeeded(connection, url, config.requireKey);
-    const { timeout, retries } = connectionSettings(connection, config);
     const number = (name: string, rule: Parameters<typeof connectionNumber>[3]) =>
       connectionNumber(connection, config, name, rule);
     return new OpenAiEngine(
@@ -147,9 +130,10 @@ export class OpenAiEngine implements Engine {
         connection,
         key,
         url,
-        model: config.model,
+        model,
         timeout,
         retries,
+        maxResponseBytes,
         maxConcurrency:
           number('maxConcurrency', { integer: true, min: 1, expected: 'an integer of 1 or more' }) ??
           DEFAULT_MAX_CONCURRENCY,
@@ -176,6 +160,7 @@ export class OpenAiEngine implements Engine {
         apiVersion,
       },
       sleep,
+      shutdown,
     );
   }
 
@@ -204,9 +189,12 @@ export class OpenAiEngine implements Engine {
     const refused = this.refusals(request.questions);
     if (refused.length > 0) throw new EngineRejectedRequest(refused.join(' '));
     const asked = [...request.questions];
-    const readings = await inPool(asked, this.settings.maxConcurrency, ([key, question]) =>
-      this.ask(key, question, request),
-    );
+    const paid: TokenUsage[] = [];
+    const readings = await this.readAll(asked, request, paid).catch((error: unknown) => {
+      // Every 2xx answer of the round was paid for, whichever Question failed: its usage goes with the error.
+      if (error instanceof EngineFailed && paid.length > 0) error.usage = sumUsage(paid);
+      throw error;
+    });
     const answers: Record<string, EngineAnswer> = {};
     asked.forEach(([key, question], index) => {
       answers[key] = engineAnswer(question, readings[index].probabilities);
@@ -214,8 +202,38 @@ export class OpenAiEngine implements Engine {
     return { answers, provenance: this.provenance(asked, readings) };
   }
 
-  /** Asks one Question (with retries of 429/503/529) and reads its answer. */
-  private async ask(key: string, question: Question, request: EngineRequest): Promise<QuestionReading> {
+  /**
+   * Reads every Question of the round, `maxConcurrency` at once. In a queued job a 429 is handed to the queue only
+   * while nothing of the round was paid for; once an answer was, the rest of the round is finished here, waiting out
+   * the 429s as an inline call does, so no paid answer is dropped or asked again.
+   */
+  private async readAll(
+    asked: ReadonlyArray<[string, Question]>,
+    request: EngineRequest,
+    paid: TokenUsage[],
+  ): Promise<QuestionReading[]> {
+    const readings = new Array<QuestionReading | undefined>(asked.length);
+    const read = async (index: number) => {
+      readings[index] = await this.ask(...asked[index], request, paid);
+    };
+    const indexes = asked.map((_, index) => index);
+    try {
+      await inPool(indexes, this.settings.maxConcurrency, read);
+    } catch (error) {
+      if (!(error instanceof EngineRateLimitDeferred) || paid.length === 0) throw error;
+      const left = indexes.filter((index) => readings[index] === undefined);
+      await withLimitMode({ defer: false }, () => inPool(left, this.settings.maxConcurrency, read));
+    }
+    return readings as QuestionReading[];
+  }
+
+  /** Asks one Question (with retries of 429/503/529) and reads its answer; a 2xx answer's usage goes in `paid`. */
+  private async ask(
+    key: string,
+    question: Question,
+    request: EngineRequest,
+    paid: TokenUsage[],
+  ): Promise<QuestionReading> {
     const prompt = chatPrompt(key, question, request.evidence);
     const body = JSON.stringify({
       model: this.settings.model,
@@ -226,48 +244,36 @@ export class OpenAiEngine implements Engine {
       logprobs: true,
       top_logprobs: this.settings.topLogprobs,
     });
-    for (let attempts = 1; ; attempts++) {
-      const response = await this.post(body);
-      const header = response.headers['x-request-id'];
-      const origin: ResponseOrigin = {
-        connection: this.settings.connection,
-        requestId: typeof header === 'string' && header !== '' ? header : null,
-      };
-      if (response.status >= 200 && response.status <= 299) {
-        const { minCoverage, temperatureScaling: temperature } = this.settings;
-        const reading = readCompletion(response.text, { key, tokens: prompt.tokens, minCoverage, temperature }, origin);
-        return { ...reading, requestId: origin.requestId };
-      }
-      if (!RETRYABLE.has(response.status) || attempts > this.settings.retries) {
-        throw statusError(response.status, response.text, origin, attempts, this.#key, openAiErrorReason);
-      }
-      await this.sleep(retryWait(openAiRetryHeaders(response.headers), attempts));
+    const response = await this.http.send(body);
+    const header = response.headers['x-request-id'];
+    const origin: ResponseOrigin = {
+      connection: this.settings.connection,
+      requestId: typeof header === 'string' && header !== '' ? shorten(redact(header, this.#key), 200) : null,
+    };
+    if (response.status < 200 || response.status > 299) {
+      throw statusError(response.status, response.text, origin, response.attempts, this.#key, openAiErrorReason);
     }
-  }
-
-  /** The one HTTP call: POSTs the body and returns status, headers and text; transport failures as EngineFailed. */
-  private async post(body: string): Promise<HttpAnswer> {
-    const response = await this.http.post<string>(this.endpoint, body).catch((error: unknown) => {
-      throw transportError(error, this.settings.connection, this.endpoint, this.settings.timeout);
-    });
-    return { status: response.status, headers: response.headers as ResponseHeaders, text: String(response.data ?? '') };
+    const { minCoverage, temperatureScaling: temperature } = this.settings;
+    const rules = { key, tokens: prompt.tokens, minCoverage, temperature };
+    try {
+      const reading = readCompletion(response.text, rules, origin, this.#key);
+      paid.push(reading.usage);
+      return { ...reading, requestId: origin.requestId };
+    } catch (error) {
+      if (error instanceof MalformedEngineResponse) paid.push(error.usage ?? {});
+      throw error;
+    }
   }
 
   /** One Provenance for the round: the model as served, fingerprints, request ids, summed usage, coverage. */
   private provenance(asked: ReadonlyArray<[string, Question]>, readings: readonly QuestionReading[]): Provenance {
     const byKey = <T>(pick: (reading: QuestionReading) => T) =>
       Object.fromEntries(asked.map(([key], index) => [key, pick(readings[index])]));
-    const sum = (pick: (reading: QuestionReading) => number | null) =>
-      readings.reduce((total, reading) => total + (pick(reading) ?? 0), 0);
     const distinct = (values: Array<string | null>) => [...new Set(values.filter((value) => value !== null))];
     const fingerprints = distinct(readings.map((reading) => reading.systemFingerprint));
     const requestIds = distinct(readings.map((reading) => reading.requestId));
     return new Provenance(this.settings.connection, readings[0].model, requestIds[0] ?? null, {
-      usage: {
-        input_tokens: sum((reading) => reading.promptTokens),
-        output_tokens: sum((reading) => reading.completionTokens),
-        requests: readings.length,
-      },
+      usage: { ...sumUsage(readings.map((reading) => reading.usage)), requests: readings.length },
       models: distinct(readings.map((reading) => reading.model)),
       systemFingerprint: fingerprints.length === 0 ? null : fingerprints.length === 1 ? fingerprints[0] : fingerprints,
       requestIds: byKey((reading) => reading.requestId),
@@ -288,6 +294,13 @@ function engineAnswer(question: Question, probabilities: readonly number[]): Eng
     case 'rating':
       return [...probabilities];
   }
+}
+
+/** Input and output tokens of the round's paid answers, summed (a count an answer left out counts 0). */
+function sumUsage(usages: readonly TokenUsage[]): { input_tokens: number; output_tokens: number } {
+  const sum = (pick: (usage: TokenUsage) => number | undefined) =>
+    usages.reduce((total, usage) => total + (pick(usage) ?? 0), 0);
+  return { input_tokens: sum((usage) => usage.input_tokens), output_tokens: sum((usage) => usage.output_tokens) };
 }
 
 function round(value: number): number {

@@ -1,16 +1,22 @@
 import { MalformedEngineResponse } from '../../errors';
+import { redact, shorten, tokenCounts } from '../http/foreign-json';
 import { describeOrigin, errorReason, type ResponseOrigin } from '../jev/jev.errors';
 import { isObject, parseObject } from '../jev/jev.wire';
 import { optionDistribution, type OptionDistribution, type TokenLogprob } from './option-distribution';
+
+/** Tokens one answer reported (`prompt_tokens`, `completion_tokens`): whole numbers of 0 or more, else left out. */
+export type TokenUsage = Readonly<{ input_tokens?: number; output_tokens?: number }>;
 
 /** One Chat Completions answer read for one Question. */
 export interface CompletionReading extends OptionDistribution {
   /** The model as the server named it (a versioned id when the server resolves aliases). */
   readonly model: string;
   readonly systemFingerprint: string | null;
-  readonly promptTokens: number | null;
-  readonly completionTokens: number | null;
+  readonly usage: TokenUsage;
 }
+
+/** Longest model name or system fingerprint kept from a response. */
+const MAX_NAME = 200;
 
 /** What a completion is read against: the answer tokens asked for, the least coverage accepted, the temperature. */
 export interface ReadingRules {
@@ -23,15 +29,25 @@ export interface ReadingRules {
 /**
  * Reads a 2xx Chat Completions body strictly: exactly one choice, the first output token's `top_logprobs`, and enough
  * of their mass on the answer tokens. Throws MalformedEngineResponse naming the connection, the request and what was
- * wrong — never a guessed or uniform distribution.
+ * wrong — never a guessed or uniform distribution — with the usage the answer reported (it was paid for). `secret`
+ * (the API key) is blanked out of every string taken from the body, and those strings are shortened.
  */
-export function readCompletion(text: string, rules: ReadingRules, origin: ResponseOrigin): CompletionReading {
-  const fail = (reason: string) =>
-    new MalformedEngineResponse(
+export function readCompletion(
+  text: string,
+  rules: ReadingRules,
+  origin: ResponseOrigin,
+  secret: string | null = null,
+): CompletionReading {
+  const body = parseObject(redact(text, secret));
+  const usage = completionUsage(body?.usage);
+  const fail = (reason: string) => {
+    const error = new MalformedEngineResponse(
       `The answer to Question "${rules.key}" is unreadable (${describeOrigin(origin)}): ${reason}.`,
       { requestId: origin.requestId },
     );
-  const body = parseObject(text);
+    error.usage = usage;
+    return error;
+  };
   if (!body) throw fail('the body is not a JSON object (truncated, or not a Chat Completions server)');
   const { choices, model } = body;
   if (!Array.isArray(choices) || choices.length !== 1) {
@@ -39,7 +55,7 @@ export function readCompletion(text: string, rules: ReadingRules, origin: Respon
     throw fail(`it has ${count}, where 1 was asked (n: 1)`);
   }
   if (typeof model !== 'string' || model === '') throw fail('it names no model');
-  const first = firstToken(choices[0]);
+  const first = firstToken(choices[0], secret);
   if (first === null) {
     throw fail(
       'it carries no logprobs for the first output token. The server or model does not return top_logprobs; use one ' +
@@ -52,7 +68,7 @@ export function readCompletion(text: string, rules: ReadingRules, origin: Respon
   if (distribution === null || coverage < rules.minCoverage) {
     const seen = first
       .slice(0, 5)
-      .map((entry) => JSON.stringify(entry.token))
+      .map((entry) => JSON.stringify(shorten(entry.token, 40)))
       .join(', ');
     throw fail(
       `only ${percent(coverage)} of the first token's probability fell on the answers ${rules.tokens.join(', ')} ` +
@@ -60,14 +76,22 @@ export function readCompletion(text: string, rules: ReadingRules, origin: Respon
         'not answer in the asked form; minCoverage sets the threshold',
     );
   }
-  const usage = isObject(body.usage) ? body.usage : {};
+  const fingerprint = body.system_fingerprint;
   return {
     ...distribution,
-    model,
+    model: shorten(redact(model, secret), MAX_NAME),
     systemFingerprint:
-      typeof body.system_fingerprint === 'string' && body.system_fingerprint !== '' ? body.system_fingerprint : null,
-    promptTokens: count(usage.prompt_tokens),
-    completionTokens: count(usage.completion_tokens),
+      typeof fingerprint === 'string' && fingerprint !== '' ? shorten(redact(fingerprint, secret), MAX_NAME) : null,
+    usage,
+  };
+}
+
+/** The usage an answer reported, as input and output tokens; counts that are not whole numbers ≥ 0 are left out. */
+function completionUsage(usage: unknown): TokenUsage {
+  const counts = tokenCounts(usage) ?? {};
+  return {
+    ...(counts.prompt_tokens === undefined ? {} : { input_tokens: counts.prompt_tokens }),
+    ...(counts.completion_tokens === undefined ? {} : { output_tokens: counts.completion_tokens }),
   };
 }
 
@@ -78,8 +102,11 @@ export function openAiErrorReason(body: string): string {
   return typeof message === 'string' && message.trim() !== '' ? message : errorReason(body);
 }
 
-/** The first output token's top log-probabilities, null when absent, or a phrase saying what is wrong with them. */
-function firstToken(choice: unknown): TokenLogprob[] | string | null {
+/**
+ * The first output token's top log-probabilities (tokens with `secret` blanked out), null when absent, or a phrase
+ * saying what is wrong with them.
+ */
+function firstToken(choice: unknown, secret: string | null): TokenLogprob[] | string | null {
   if (!isObject(choice) || !isObject(choice.logprobs)) return null;
   const content = choice.logprobs.content;
   if (!Array.isArray(content) || content.length === 0 || !isObject(content[0])) return null;
@@ -89,15 +116,21 @@ function firstToken(choice: unknown): TokenLogprob[] | string | null {
   for (const entry of top) {
     const { token, logprob } = (isObject(entry) ? entry : {}) as { token?: unknown; logprob?: unknown };
     if (typeof token !== 'string' || typeof logprob !== 'number' || !(logprob <= 1e-6)) {
-      return `its top_logprobs hold ${JSON.stringify(entry)}, not a token with a log-probability of 0 or less`;
+      const held =
+        typeof logprob === 'number' ? `a log-probability of ${logprob}` : `a ${describe(logprob)} log-probability`;
+      return `its top_logprobs hold an entry with ${describe(token)} token and ${held}, not a token with a log-probability of 0 or less`;
     }
-    entries.push({ token, logprob: Math.min(logprob, 0) });
+    entries.push({ token: redact(token, secret), logprob: Math.min(logprob, 0) });
   }
   return entries;
 }
 
-function count(value: unknown): number | null {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+/** What kind of JSON value `value` is, for an error message that must not quote foreign text. */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return 'a string';
+  if (value === undefined) return 'no';
+  if (value === null) return 'a null';
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
 function percent(share: number): string {

@@ -1,7 +1,5 @@
-import type { RetryHeaders } from '../jev/retry';
-
-/** Headers of a response, as read from the HTTP client (names lower-case). */
-export type ResponseHeaders = Readonly<Record<string, unknown>>;
+import type { ResponseHeaders } from '../http/engine-http.client';
+import type { RetryHeaders } from '../http/retry';
 
 /**
  * The retry headers of a 429/503/529 Chat Completions answer: `retry-after-ms` and `retry-after` as sent; when neither

@@ -1,0 +1,156 @@
+import axios, { type AxiosInstance } from 'axios';
+import { EngineCallInterrupted, EngineFailed, EngineRateLimitDeferred } from '../../errors';
+import { inHttpSpan } from '../../telemetry/judgment.tracing';
+import { limitMode } from '../limits/limit-context';
+import { type Sleep, attemptDeadline, isDeadlineAbort, isOversizedBody, sleepUnlessAborted } from './request-limits';
+import { retryWait, type RetryHeaders } from './retry';
+
+/** Headers of a response, as read from the HTTP client (names lower-case). */
+export type ResponseHeaders = Readonly<Record<string, unknown>>;
+
+/** What an Engine driver's HTTP client needs to know of its connection. */
+export interface EngineHttpSettings {
+  /** The connection name, in errors. */
+  readonly connection: string;
+  /** The URL every request is POSTed to. */
+  readonly endpoint: string;
+  /** Seconds per attempt: a wall-clock deadline covering connect, headers and body. */
+  readonly timeout: number;
+  /** Retries of the `retryable` statuses: up to 1 + retries requests. */
+  readonly retries: number;
+  /** Largest response body read, in bytes. */
+  readonly maxResponseBytes: number;
+  /** Statuses worth another attempt after the wait the response asks for. */
+  readonly retryable: ReadonlySet<number>;
+  /** The retry headers of a response, as `retryWait` reads them. */
+  readonly retryHeaders: (headers: ResponseHeaders) => RetryHeaders;
+  /** The header that carries the API key, and its value. */
+  readonly authorization: (key: string) => readonly [name: string, value: string];
+}
+
+/** The last answer of a call: status, headers, the body as text, and how many requests were sent. */
+export interface EngineHttpAnswer {
+  readonly status: number;
+  readonly headers: ResponseHeaders;
+  readonly text: string;
+  readonly attempts: number;
+}
+
+/**
+ * The one HTTP path of the Engine drivers: POSTs a body with a wall-clock deadline per attempt and a response size
+ * cap, retries the retryable statuses after the wait they ask for, and never lets the key or the HTTP client's error
+ * (which carries the request config) escape. Once the app shuts down, a retry wait is cancelled and no retry is sent
+ * (EngineCallInterrupted); a first request still goes out, so a running job is let finish. In a queued job
+ * (`limitMode().defer`) a 429 is not waited for: it is handed to the queue (EngineRateLimitDeferred), which pauses for
+ * the wait the response asks for.
+ */
+export class EngineHttpClient {
+  private readonly http: AxiosInstance;
+  /** The API key lives only here (an ES private field: not in JSON, util.inspect or the axios defaults). */
+  readonly #key: string | null;
+
+  constructor(
+    private readonly settings: EngineHttpSettings,
+    key: string | null,
+    private readonly sleep: Sleep = sleepUnlessAborted,
+    /** Aborts when the app shuts down. */
+    private readonly shutdown?: AbortSignal,
+  ) {
+    this.#key = key;
+    this.http = axios.create({
+      headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+      responseType: 'text',
+      transformResponse: [(data: unknown) => data],
+      validateStatus: () => true,
+      maxRedirects: 0,
+      maxContentLength: settings.maxResponseBytes,
+    });
+    // The key is added per request, so it never sits in the instance's defaults.
+    this.http.interceptors.request.use((config) => {
+      if (this.#key !== null) config.headers.set(...settings.authorization(this.#key));
+      return config;
+    });
+  }
+
+  /** POSTs `body`, retrying as the settings say; returns the last answer. Transport failures as EngineFailed. */
+  async send(body: string): Promise<EngineHttpAnswer> {
+    const { connection, endpoint, timeout, retries, retryable, retryHeaders } = this.settings;
+    for (let attempts = 1; ; attempts++) {
+      const deadline = attemptDeadline(timeout);
+      const post = () => this.http.post<string>(endpoint, body, { signal: deadline });
+      const response = await inHttpSpan('POST', endpoint, attempts - 1, post).catch((error: unknown) => {
+        throw transportError(error, connection, endpoint, timeout, deadline, this.settings.maxResponseBytes);
+      });
+      const headers = response.headers as ResponseHeaders;
+      if (response.status === 429 && limitMode().defer) {
+        throw new EngineRateLimitDeferred(
+          `The Engine rate-limited the request (HTTP 429, connection "${connection}"); the queue pauses for its ` +
+            'retry-after.',
+          retryWait(retryHeaders(headers), attempts),
+        );
+      }
+      if (!retryable.has(response.status) || attempts > retries) {
+        return { status: response.status, headers, text: String(response.data ?? ''), attempts };
+      }
+      try {
+        await this.sleep(retryWait(retryHeaders(headers), attempts), this.shutdown);
+      } catch (error) {
+        if (this.shutdown?.aborted) throw interrupted(connection, attempts + 1);
+        throw error;
+      }
+    }
+  }
+}
+
+/** `retry-after-ms` and `retry-after` as sent (the Jev wire's retry headers). */
+export function retryAfterHeaders(headers: ResponseHeaders): RetryHeaders {
+  const text = (name: string) => {
+    const value = headers[name];
+    return value === undefined || value === null ? undefined : String(value);
+  };
+  return { 'retry-after-ms': text('retry-after-ms'), 'retry-after': text('retry-after') };
+}
+
+function interrupted(connection: string, attempt: number): EngineCallInterrupted {
+  return new EngineCallInterrupted(
+    `The app is shutting down: attempt ${attempt} on the Engine connection "${connection}" was not sent. Nothing ` +
+      'was recorded; a queued Judgment is left for another worker, an inline one can be assessed again.',
+  );
+}
+
+/**
+ * A transport failure (deadline, size cap, refused or reset connection) as an EngineFailed. The HTTP client's error is
+ * dropped: it carries the request config and headers, API key included. The cause keeps only method, path and code.
+ */
+export function transportError(
+  error: unknown,
+  connection: string,
+  endpoint: string,
+  timeoutSeconds: number,
+  deadline?: AbortSignal,
+  maxResponseBytes?: number,
+): EngineFailed {
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'unknown';
+  const url = new URL(endpoint);
+  const cause = new Error(`POST ${url.pathname} failed: ${code}`);
+  if (isOversizedBody(error)) {
+    return new EngineFailed(
+      `The Engine's response was larger than ${maxResponseBytes} bytes (connection "${connection}", POST ` +
+        `${url.origin}${url.pathname}), so reading stopped. Raise engines.${connection}.maxResponseBytes if its ` +
+        'answers are really that large.',
+      { cause },
+    );
+  }
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || (deadline && isDeadlineAbort(error, deadline))) {
+    return new EngineFailed(
+      `The Engine did not answer within ${timeoutSeconds} s (connection "${connection}", POST ${url.origin}${url.pathname}); ` +
+        `a timed-out attempt is not retried. Raise engines.${connection}.timeout if the Engine needs longer.`,
+      { cause },
+    );
+  }
+  return new EngineFailed(
+    `The Engine could not be reached (connection "${connection}", POST ${url.origin}${url.pathname}: ${code}). ` +
+      `Check engines.${connection}.url and that the server is running.`,
+    { cause },
+  );
+}

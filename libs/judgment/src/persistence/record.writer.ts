@@ -306,14 +306,28 @@ export class RecordWriter {
     return paths.length === 0 ? {} : { provenanceDetails: { ...details, missingEvidencePaths: paths } };
   }
 
-  private build(attempt: AttemptContext, columns: Partial<AssessmentRecord>): AssessmentRecord {
-    const subject = this.subjectOf(attempt.judgment);
-    // Every nullable column starts as null, as a row read back would hold it (the INSERT returns only generated ones).
+  /**
+   * The record an answered attempt wrote, rebuilt from the columns it was written with (its id among them) without
+   * reading it back: what the decide job carries, so deciding costs one UPDATE. Every other nullable column is null,
+   * as on a fresh row; the UPDATE's RETURNING then brings the row as it is.
+   */
+  restore(columns: Partial<AssessmentRecord> & { readonly id: number }): AssessmentRecord {
+    return Object.assign(this.blank(), columns);
+  }
+
+  /** A record whose nullable columns are all null, as a row read back would hold them. */
+  private blank(): AssessmentRecord {
     const blank = new AssessmentRecord();
     for (const column of this.repository().metadata.columns) {
       if (column.isNullable) column.setEntityValue(blank, null);
     }
-    return Object.assign(blank, {
+    return blank;
+  }
+
+  private build(attempt: AttemptContext, columns: Partial<AssessmentRecord>): AssessmentRecord {
+    const subject = this.subjectOf(attempt.judgment);
+    // The INSERT returns only generated columns, so the rest start as a row read back would hold them.
+    return Object.assign(this.blank(), {
       judgment: attempt.name,
       subjectType: subject?.type ?? null,
       subjectId: subject?.id ?? null,

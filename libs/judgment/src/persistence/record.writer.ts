@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, Repository } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { Assessment } from '../assessment/assessment';
 import type { DecisionTrace } from '../decision/decision-trace';
@@ -42,10 +44,19 @@ export interface AttemptContext {
   readonly missingEvidencePaths?: readonly UnresolvedEvidencePath[];
 }
 
+/** A prepared INSERT of a record: its SQL, the columns it writes (in parameter order) and those it returns. */
+interface InsertStatement {
+  readonly sql: string;
+  readonly written: readonly ColumnMetadata[];
+  readonly generated: readonly ColumnMetadata[];
+}
+
 /** Writes `judgment_assessments` rows. Knows nothing of Engines, events or logs. */
 @Injectable()
 export class RecordWriter {
   readonly persistence: ResolvedPersistence;
+  /** The INSERT built for the entity metadata (of one DataSource) it was built from. */
+  private inserting: { metadata: EntityMetadata; statement: InsertStatement } | null = null;
 
   constructor(
     @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
@@ -221,17 +232,53 @@ export class RecordWriter {
   }
 
   /**
-   * One INSERT, outside a transaction and without `save()`'s change tracking: the row's generated columns (id,
-   * created_at, updated_at) come back through RETURNING where the driver has it (PostgreSQL), else TypeORM reads them.
+   * One INSERT, outside a transaction and without `save()`'s change tracking. On PostgreSQL the statement is built once
+   * from the entity's columns (TypeORM's query builder cost more CPU per write than the round trip itself) and the
+   * generated columns (id, created_at, updated_at) come back through RETURNING; elsewhere the query builder writes it
+   * and TypeORM reads them.
    */
   private async insert(record: AssessmentRecord): Promise<AssessmentRecord> {
-    await this.repository()
-      .createQueryBuilder()
-      .insert()
-      .into(AssessmentRecord)
-      .values(record as QueryDeepPartialEntity<AssessmentRecord>)
-      .execute();
+    const repository = this.repository();
+    const { driver } = repository.manager.connection;
+    if (driver.options.type !== 'postgres') {
+      await repository
+        .createQueryBuilder()
+        .insert()
+        .into(AssessmentRecord)
+        .values(record as QueryDeepPartialEntity<AssessmentRecord>)
+        .execute();
+      return record;
+    }
+    const { sql, written, generated } = this.insertStatement(repository);
+    const values = written.map(
+      (column) => driver.preparePersistentValue(column.getEntityValue(record), column) ?? null,
+    );
+    const [row] = (await repository.manager.query(sql, values)) as Record<string, unknown>[];
+    for (const column of generated) {
+      column.setEntityValue(record, driver.prepareHydratedValue(row[column.databaseName], column));
+    }
     return record;
+  }
+
+  /** The PostgreSQL INSERT of a record: every column but the generated ones, which it returns. */
+  private insertStatement(repository: Repository<AssessmentRecord>): InsertStatement {
+    if (this.inserting?.metadata === repository.metadata) return this.inserting.statement;
+    const { metadata, manager } = repository;
+    const { driver } = manager.connection;
+    const isGenerated = (column: ColumnMetadata) => column.isGenerated || column.isCreateDate || column.isUpdateDate;
+    const written = metadata.columns.filter((column) => !isGenerated(column) && column.isInsert && !column.isVirtual);
+    const generated = metadata.columns.filter(isGenerated);
+    const names = (columns: ColumnMetadata[]) => columns.map((column) => driver.escape(column.databaseName)).join(', ');
+    const table = metadata.tablePath
+      .split('.')
+      .map((part) => driver.escape(part))
+      .join('.');
+    const sql =
+      `INSERT INTO ${table} (${names(written)}) VALUES (${written.map((_, index) => `$${index + 1}`).join(', ')}) ` +
+      `RETURNING ${names(generated)}`;
+    const statement = { sql, written, generated };
+    this.inserting = { metadata, statement };
+    return statement;
   }
 
   /**

@@ -51,12 +51,16 @@ interface InsertStatement {
   readonly generated: readonly ColumnMetadata[];
 }
 
+/**
+ * The INSERT built for each DataSource's record metadata. Kept outside the writer, whose instance an Assessment's
+ * record link reaches: an app inspecting an event deeply would otherwise print the metadata graph once per column.
+ */
+const INSERT_STATEMENTS = new WeakMap<EntityMetadata, InsertStatement>();
+
 /** Writes `judgment_assessments` rows. Knows nothing of Engines, events or logs. */
 @Injectable()
 export class RecordWriter {
   readonly persistence: ResolvedPersistence;
-  /** The INSERT built for the entity metadata (of one DataSource) it was built from. */
-  private inserting: { metadata: EntityMetadata; statement: InsertStatement } | null = null;
 
   constructor(
     @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
@@ -262,8 +266,9 @@ export class RecordWriter {
 
   /** The PostgreSQL INSERT of a record: every column but the generated ones, which it returns. */
   private insertStatement(repository: Repository<AssessmentRecord>): InsertStatement {
-    if (this.inserting?.metadata === repository.metadata) return this.inserting.statement;
     const { metadata, manager } = repository;
+    const built = INSERT_STATEMENTS.get(metadata);
+    if (built) return built;
     const { driver } = manager.connection;
     const isGenerated = (column: ColumnMetadata) => column.isGenerated || column.isCreateDate || column.isUpdateDate;
     const written = metadata.columns.filter((column) => !isGenerated(column) && column.isInsert && !column.isVirtual);
@@ -277,7 +282,7 @@ export class RecordWriter {
       `INSERT INTO ${table} (${names(written)}) VALUES (${written.map((_, index) => `$${index + 1}`).join(', ')}) ` +
       `RETURNING ${names(generated)}`;
     const statement = { sql, written, generated };
-    this.inserting = { metadata, statement };
+    INSERT_STATEMENTS.set(metadata, statement);
     return statement;
   }
 

@@ -1,13 +1,18 @@
 // Writing the record of an answered attempt on PostgreSQL: main's path (`repository.save(repository.create(...))`:
 // START TRANSACTION, INSERT … RETURNING, COMMIT, with TypeORM's change tracking) beside RecordWriter's single INSERT,
-// for the same rows, in alternating rounds of one run. Prints p50/p99 latency, client CPU and statements per write.
+// for the same rows, in alternating rounds of one run. Prints p50/p99 latency, client CPU and statements per write,
+// and the bytes of provenance_details for one real Jev answer: main's (the whole body beside usage and confidence)
+// and the driver's now (the body minus what was read out of it).
 //   node -r ./scripts/register.js bench/record-write.bench.ts [writes per round]
 import { type AssessmentRecord, judgmentMigrations } from 'nestjs-judgment';
+import { JevSimulator } from 'nestjs-judgment/simulator';
 import { DataSource } from 'typeorm';
-import { Assessment } from '../libs/judgment/src/assessment/assessment';
+import { Assessment, type EncodedAnswers } from '../libs/judgment/src/assessment/assessment';
 import { Provenance } from '../libs/judgment/src/assessment/provenance';
 import { COMPUTE_ONLY } from '../libs/judgment/src/decision/apply-decision';
+import { readResponse, requestBody } from '../libs/judgment/src/engines/jev/jev.wire';
 import { describeAttempt } from '../libs/judgment/src/judge/attempt';
+import { expandQuestions } from '../libs/judgment/src/questions/question';
 import { RecordWriter } from '../libs/judgment/src/persistence/record.writer';
 import {
   PG,
@@ -34,19 +39,30 @@ async function main() {
   const writer = app.get(RecordWriter, { strict: false });
   const repository = writer.repository();
 
-  const attempt = describeAttempt(new RefundCheck('It leaks from the base; photo attached.'));
-  const answers = { abusive: 0.05, credibility: [0.05, 0.1, 0.25, 0.6] };
-  const usage = { input_tokens: 412, output_tokens: 38 };
-  const confidence = { abusive: 0.9, credibility: 0.7 };
-  const provenance = new Provenance('jev', 'jev-1.13.0', 'req-bench', {
-    usage,
-    confidence,
-    response: { model: 'jev-1.13.0', answers, usage, confidence },
-  });
+  const attempt = describeAttempt(new RefundCheck('It leaks from the base; photo attached. [[credibility=3:0.6]]'));
+  // One real Jev answer (the simulator, in this process): main stored its whole body as Provenance `response`
+  // beside the usage and confidence read from it; the driver now keeps the body minus what was read out of it.
+  const simulator = new JevSimulator();
+  const url = await simulator.start(0);
+  const questions = expandQuestions(attempt.name, attempt.questions);
+  const text = await (
+    await fetch(`${url}/v1/systemone`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: requestBody('jev-1.13.0', attempt.evidence.shown, questions),
+    })
+  ).text();
+  await simulator.stop();
+  const reading = readResponse(text, questions, { connection: 'jev', requestId: 'req-bench' });
+  const { usage, confidence } = reading;
+  const mainDetails = { usage, confidence, response: JSON.parse(text) as Record<string, unknown> };
+  const provenance = new Provenance('jev', reading.model, 'req-bench', { usage, confidence, response: reading.unread });
+  const answers = reading.answers as EncodedAnswers;
   const assessment = Assessment.fromAnswers(attempt.judgment, attempt.questions, answers, provenance, COMPUTE_ONLY);
+  const storedBytes = (details: object) => Buffer.byteLength(JSON.stringify(details));
 
   const paths: Record<string, () => Promise<AssessmentRecord>> = {
-    // main's RecordWriter.recordAssessment: the same columns through save().
+    // main's RecordWriter.recordAssessment: the same columns through save(), with main's Provenance details.
     'before: save()': () =>
       repository.save(
         repository.create({
@@ -62,7 +78,7 @@ async function main() {
           engine: provenance.engine,
           model: provenance.model,
           requestId: provenance.requestId,
-          provenanceDetails: { ...provenance.details },
+          provenanceDetails: mainDetails,
           failureType: null,
           failureMessage: null,
           cachedFromId: null,
@@ -106,6 +122,8 @@ async function main() {
     JSON.stringify({
       p50Ratio: Number((before['p50 ms'] / after['p50 ms']).toFixed(2)),
       cpuRatio: Number((before['client CPU ms/write'] / after['client CPU ms/write']).toFixed(2)),
+      provenanceDetailsBytes: { before: storedBytes(mainDetails), after: storedBytes(provenance.details) },
+      answersBytes: storedBytes(assessment.encodedAnswers()),
     }),
   );
   await app.close();

@@ -192,6 +192,13 @@ describe.each(DB_KINDS)('records on %s', (kind: DbKind) => {
       spam: harms.of('spam').probability,
     });
     expect(record.evidenceFingerprint).toMatch(/^[0-9a-f]{64}$/);
+    // The Engine's answers, confidence and usage are stored once: the raw response keeps only what was not read out.
+    const { usage, confidence, response } = record.provenanceDetails as Record<string, Record<string, unknown>>;
+    expect(usage).toEqual({ input_tokens: expect.any(Number), output_tokens: expect.any(Number) });
+    expect(Object.keys(confidence).sort()).toEqual(['credibility', 'department']);
+    expect(response).toMatchObject({ model: MODEL });
+    expect(response).not.toHaveProperty('usage');
+    expect(JSON.stringify(response)).not.toMatch(/"(noul|probabilities|confidence)":/);
     for (const stamp of [record.createdAt, record.updatedAt]) {
       expect(stamp).toBeInstanceOf(Date);
       expect(Math.abs(stamp.getTime() - Date.now())).toBeLessThan(60_000);

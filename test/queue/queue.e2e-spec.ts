@@ -6,7 +6,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { JevSimulator } from 'nestjs-judgment/simulator';
-import { AnswerSource, Judge, UnqueueableJudgment } from 'nestjs-judgment';
+import { AnswerSource, Judge, Likelihood, UnqueueableJudgment } from 'nestjs-judgment';
 import { fakeJudge } from 'nestjs-judgment/testing';
 import {
   API_KEY,
@@ -327,16 +327,41 @@ describe('the decide job', () => {
     await decide.pause();
     const id = await judge.dispatch(new RefundCheck(await customer(), 'Refund me.'));
     await finished(assess, id);
-    await db.query(`UPDATE judgment_assessments SET questions_fingerprint = repeat('0', 64)`);
+    // A deploy changes the Judgment's Questions between the assess job and its decide job.
+    const questions = jest
+      .spyOn(RefundCheck.prototype, 'questions')
+      .mockReturnValue({ abusive: Likelihood.that('The refund request abuses the policy, worded anew.') });
+    try {
+      await decide.resume();
+      const { job, state } = await finished(decide, decideIdOf(id));
+      expect(state).toBe('failed');
+      expect(job.attemptsMade).toBe(1);
+      expect(job.failedReason).toMatch(
+        /^UnrebuildableAssessment: Record #\d+ of queue-refund .*Questions of queue-refund changed/,
+      );
+    } finally {
+      questions.mockRestore();
+    }
+    expect((await records())[0].outcome).toBeNull();
+    expect(events.decided).toHaveLength(0);
+  });
+
+  it('a record deleted before the decide job runs fails it at once, naming the record', async () => {
+    const { judge, assess, decide, events } = await start({ queue: { backoff: { type: 'fixed', delay: 10 } } });
+    await decide.pause();
+    const id = await judge.dispatch(new RefundCheck(await customer(), 'Refund me.'));
+    await finished(assess, id);
+    const [record] = await records();
+    await db.getRepository(AssessmentRecord).delete(record.id);
     await decide.resume();
 
     const { job, state } = await finished(decide, decideIdOf(id));
     expect(state).toBe('failed');
     expect(job.attemptsMade).toBe(1);
-    expect(job.failedReason).toMatch(
-      /^UnrebuildableAssessment: Record #\d+ of queue-refund .*Questions of queue-refund changed/,
+    expect(job.failedReason).toBe(
+      `UnrebuildableAssessment: Record #${record.id} of queue-refund no longer exists (pruned or deleted before its ` +
+        'Outcome was written).',
     );
-    expect((await records())[0].outcome).toBeNull();
     expect(events.decided).toHaveLength(0);
   });
 });

@@ -56,6 +56,24 @@ describe('JudgmentLogger', () => {
     expect(seen).toEqual([{ message: 'Judgment assessed.', judgment: 'refund-abuse', engine: 'jev' }]);
   });
 
+  it("formats nothing for a level the app's logger leaves out", () => {
+    Logger.overrideLogger(new ConsoleLogger({ colors: false, logLevels: ['warn', 'error'] }));
+    let read = 0;
+    const counted = {
+      get judgment() {
+        read++;
+        return 'refund-abuse';
+      },
+    };
+    const output = written(() => new JudgmentLogger(options).info('Judgment assessed.', counted));
+    expect(output).toBe('');
+    expect(read).toBe(0);
+    expect(written(() => new JudgmentLogger(options).warn('Judgment unassessed.', counted))).toContain(
+      'Judgment unassessed. judgment=refund-abuse',
+    );
+    expect(read).toBe(1);
+  });
+
   it('formats dates, arrays and quoted strings on the line', () => {
     expect(logLine('Done.', { at: new Date('2026-12-01T00:00:00Z'), labels: ['a', 'b'], note: 'a=b' })).toBe(
       'Done. at=2026-12-01T00:00:00.000Z labels=["a","b"] note="a=b"',

@@ -20,12 +20,13 @@ export class JudgmentLogger {
     this.enabled = options.log;
   }
 
+  /** Logs at level `log`; the line is formatted only when the app's logger prints that level. */
   info(message: string, context: LogContext): void {
-    if (this.enabled) this.logger.log(entry(message, context));
+    if (this.enabled && Logger.isLevelEnabled('log')) this.logger.log(entry(message, context));
   }
 
   warn(message: string, context: LogContext): void {
-    if (this.enabled) this.logger.warn(entry(message, context));
+    if (this.enabled && Logger.isLevelEnabled('warn')) this.logger.warn(entry(message, context));
   }
 }
 

@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, Repository } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { Assessment } from '../assessment/assessment';
 import type { DecisionTrace } from '../decision/decision-trace';
@@ -41,6 +43,19 @@ export interface AttemptContext {
   /** Backticked Evidence paths the questions name that the Evidence does not have (noted on the record). */
   readonly missingEvidencePaths?: readonly UnresolvedEvidencePath[];
 }
+
+/** A prepared INSERT of a record: its SQL, the columns it writes (in parameter order) and those it returns. */
+interface InsertStatement {
+  readonly sql: string;
+  readonly written: readonly ColumnMetadata[];
+  readonly generated: readonly ColumnMetadata[];
+}
+
+/**
+ * The INSERT built for each DataSource's record metadata. Kept outside the writer, whose instance an Assessment's
+ * record link reaches: an app inspecting an event deeply would otherwise print the metadata graph once per column.
+ */
+const INSERT_STATEMENTS = new WeakMap<EntityMetadata, InsertStatement>();
 
 /** Writes `judgment_assessments` rows. Knows nothing of Engines, events or logs. */
 @Injectable()
@@ -221,17 +236,54 @@ export class RecordWriter {
   }
 
   /**
-   * One INSERT, outside a transaction and without `save()`'s change tracking: the row's generated columns (id,
-   * created_at, updated_at) come back through RETURNING where the driver has it (PostgreSQL), else TypeORM reads them.
+   * One INSERT, outside a transaction and without `save()`'s change tracking. On PostgreSQL the statement is built once
+   * from the entity's columns (TypeORM's query builder cost more CPU per write than the round trip itself) and the
+   * generated columns (id, created_at, updated_at) come back through RETURNING; elsewhere the query builder writes it
+   * and TypeORM reads them.
    */
   private async insert(record: AssessmentRecord): Promise<AssessmentRecord> {
-    await this.repository()
-      .createQueryBuilder()
-      .insert()
-      .into(AssessmentRecord)
-      .values(record as QueryDeepPartialEntity<AssessmentRecord>)
-      .execute();
+    const repository = this.repository();
+    const { driver } = repository.manager.connection;
+    if (driver.options.type !== 'postgres') {
+      await repository
+        .createQueryBuilder()
+        .insert()
+        .into(AssessmentRecord)
+        .values(record as QueryDeepPartialEntity<AssessmentRecord>)
+        .execute();
+      return record;
+    }
+    const { sql, written, generated } = this.insertStatement(repository);
+    const values = written.map(
+      (column) => driver.preparePersistentValue(column.getEntityValue(record), column) ?? null,
+    );
+    const [row] = (await repository.manager.query(sql, values)) as Record<string, unknown>[];
+    for (const column of generated) {
+      column.setEntityValue(record, driver.prepareHydratedValue(row[column.databaseName], column));
+    }
     return record;
+  }
+
+  /** The PostgreSQL INSERT of a record: every column but the generated ones, which it returns. */
+  private insertStatement(repository: Repository<AssessmentRecord>): InsertStatement {
+    const { metadata, manager } = repository;
+    const built = INSERT_STATEMENTS.get(metadata);
+    if (built) return built;
+    const { driver } = manager.connection;
+    const isGenerated = (column: ColumnMetadata) => column.isGenerated || column.isCreateDate || column.isUpdateDate;
+    const written = metadata.columns.filter((column) => !isGenerated(column) && column.isInsert && !column.isVirtual);
+    const generated = metadata.columns.filter(isGenerated);
+    const names = (columns: ColumnMetadata[]) => columns.map((column) => driver.escape(column.databaseName)).join(', ');
+    const table = metadata.tablePath
+      .split('.')
+      .map((part) => driver.escape(part))
+      .join('.');
+    const sql =
+      `INSERT INTO ${table} (${names(written)}) VALUES (${written.map((_, index) => `$${index + 1}`).join(', ')}) ` +
+      `RETURNING ${names(generated)}`;
+    const statement = { sql, written, generated };
+    INSERT_STATEMENTS.set(metadata, statement);
+    return statement;
   }
 
   /**
@@ -306,14 +358,28 @@ export class RecordWriter {
     return paths.length === 0 ? {} : { provenanceDetails: { ...details, missingEvidencePaths: paths } };
   }
 
-  private build(attempt: AttemptContext, columns: Partial<AssessmentRecord>): AssessmentRecord {
-    const subject = this.subjectOf(attempt.judgment);
-    // Every nullable column starts as null, as a row read back would hold it (the INSERT returns only generated ones).
+  /**
+   * The record an answered attempt wrote, rebuilt from the columns it was written with (its id among them) without
+   * reading it back: what the decide job carries, so deciding costs one UPDATE. Every other nullable column is null,
+   * as on a fresh row; the UPDATE's RETURNING then brings the row as it is.
+   */
+  restore(columns: Partial<AssessmentRecord> & { readonly id: number }): AssessmentRecord {
+    return Object.assign(this.blank(), columns);
+  }
+
+  /** A record whose nullable columns are all null, as a row read back would hold them. */
+  private blank(): AssessmentRecord {
     const blank = new AssessmentRecord();
     for (const column of this.repository().metadata.columns) {
       if (column.isNullable) column.setEntityValue(blank, null);
     }
-    return Object.assign(blank, {
+    return blank;
+  }
+
+  private build(attempt: AttemptContext, columns: Partial<AssessmentRecord>): AssessmentRecord {
+    const subject = this.subjectOf(attempt.judgment);
+    // The INSERT returns only generated columns, so the rest start as a row read back would hold them.
+    return Object.assign(this.blank(), {
       judgment: attempt.name,
       subjectType: subject?.type ?? null,
       subjectId: subject?.id ?? null,

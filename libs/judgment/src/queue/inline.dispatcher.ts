@@ -15,8 +15,8 @@ export class InlineDispatch implements DispatchStrategy {
 
   async dispatch(judgment: Judgment, _options: unknown, judge: Attempter): Promise<string> {
     const copy = await this.jobs.judgment(this.jobs.payload(judgment));
-    const step = await this.jobs.assess(judge, copy);
-    if (step.kind === 'recorded') await this.jobs.decide(step.record, copy);
+    const { step, answered } = await this.jobs.assess(judge, copy);
+    if (step.kind === 'recorded') await this.jobs.decide(step.record, copy, answered);
     return `inline-${randomUUID()}`;
   }
 }

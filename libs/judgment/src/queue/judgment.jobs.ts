@@ -10,6 +10,7 @@ import { Replay } from '../records/replay.service';
 import { RecordWriter } from '../persistence/record.writer';
 import { UnrebuildableAssessment } from '../errors';
 import { type JudgmentPayload, decodeJudgment, encodeJudgment } from './judgment.payload';
+import { type AnsweredColumns, answeredColumns } from './queue.jobs-data';
 
 /** How an assess job ended; it is also the job's return value. */
 export type AssessStep =
@@ -21,6 +22,12 @@ export type AssessStep =
   | { readonly kind: 'decided'; readonly record: null; readonly outcome: Outcome }
   /** Assessed and recorded: the decide job decides from the record. */
   | { readonly kind: 'recorded'; readonly record: number };
+
+/** How an assess job ended, and what the decide job of a recorded Assessment carries of its record. */
+export interface AssessRun {
+  readonly step: AssessStep;
+  readonly answered?: AnsweredColumns;
+}
 
 /**
  * The work of the two jobs, shared by the inline dispatcher and the BullMQ processors: (de)serialise a Judgment,
@@ -51,23 +58,27 @@ export class JudgmentJobs {
    * or ends `unassessed`. A recorded Assessment is left for the decide job; an unrecorded one is decided here.
    * With `paid` (answers an earlier run paid for but could not record) the Engine is not asked again.
    */
-  async assess(judge: Attempter, judgment: Judgment, paid?: PaidAnswers): Promise<AssessStep> {
+  async assess(judge: Attempter, judgment: Judgment, paid?: PaidAnswers): Promise<AssessRun> {
     const { result, record } = await judge.attempt(judgment, paid);
-    if (result instanceof Unassessed) return { kind: 'unassessed', record: record?.id ?? null };
-    if (!judgmentMetadata(judgment.constructor).decision) return { kind: 'assessed', record: record?.id ?? null };
-    if (record) return { kind: 'recorded', record: record.id };
-    return { kind: 'decided', record: null, outcome: await result.outcome() };
+    if (result instanceof Unassessed) return { step: { kind: 'unassessed', record: record?.id ?? null } };
+    if (!judgmentMetadata(judgment.constructor).decision) {
+      return { step: { kind: 'assessed', record: record?.id ?? null } };
+    }
+    if (record) return { step: { kind: 'recorded', record: record.id }, answered: answeredColumns(record) };
+    return { step: { kind: 'decided', record: null, outcome: await result.outcome() } };
   }
 
   /**
    * Decides record `id` from the record with the Judgment's default Decision (never asking the Engine): records the
-   * Outcome, fires the events, may start Review. UnrebuildableAssessment when the record no longer fits the Judgment.
+   * Outcome, fires the events, may start Review. With `answered` (the columns the assess job wrote) the record is not
+   * read first: the Outcome's conditional UPDATE is the one statement. UnrebuildableAssessment when the record no
+   * longer fits the Judgment, or no longer exists.
    */
-  async decide(id: number, judgment: Judgment): Promise<Outcome> {
-    const record = await this.records.find(id);
+  async decide(id: number, judgment: Judgment, answered?: AnsweredColumns): Promise<Outcome> {
+    const record = answered ? this.rows.restore({ ...answered, id }) : await this.records.find(id);
     if (!record) {
       throw new UnrebuildableAssessment(
-        `Record #${id} of ${judgmentName(judgment)} no longer exists (pruned or deleted before its decide job ran).`,
+        `Record #${id} of ${judgmentName(judgment)} no longer exists (pruned or deleted before its Outcome was written).`,
       );
     }
     return this.replay.outcome(record, judgment);

@@ -22,11 +22,12 @@ import { type PaidAnswers, paidAnswersOf } from '../judge/judge.types';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { ReviewDeadlines } from '../review/review-deadlines.service';
 import { SpanKind, contextFromCarrier, inSpan, traceCarrier } from '../telemetry/judgment.tracing';
-import type { AssessStep, JudgmentJobs } from './judgment.jobs';
+import type { AssessRun, AssessStep, JudgmentJobs } from './judgment.jobs';
 import { isOutage, outageWait } from './outage';
 import type { ResolvedQueueOptions } from './queue.options';
 import {
   type AssessCheckpoint,
+  type AnsweredColumns,
   type AssessJobData,
   type DecideJobData,
   type ExpireJobData,
@@ -150,18 +151,19 @@ export class AssessProcessor extends JudgmentWorkerHost {
     }
     const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
     const paid = 'paid' in checkpoint ? checkpoint.paid : undefined;
-    let step: AssessStep;
+    let run: AssessRun;
     try {
-      step = await this.assessWithinLimits(job, token, judgment, paid);
+      run = await this.assessWithinLimits(job, token, judgment, paid);
     } catch (error) {
       // Paid answers that could not be recorded stay with the job: the next run records them without paying again.
       if (error instanceof AssessmentNotRecorded && error.assessment instanceof Assessment)
         await job.updateProgress({ paid: paidAnswersOf(error.assessment) } satisfies AssessCheckpoint);
       throw error;
     }
+    const { step, answered } = run;
     if (step.kind === 'recorded') {
       await job.updateProgress({ record: step.record } satisfies AssessCheckpoint);
-      await this.chainDecide(job, step.record);
+      await this.chainDecide(job, step.record, answered);
     }
     return step;
   }
@@ -178,7 +180,7 @@ export class AssessProcessor extends JudgmentWorkerHost {
     token: string | undefined,
     judgment: Judgment,
     paid: PaidAnswers | undefined,
-  ): Promise<AssessStep> {
+  ): Promise<AssessRun> {
     if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment, paid);
     try {
       return await withLimitMode({ defer: true }, () => this.jobs.assess(this.judge, judgment, paid));
@@ -195,8 +197,8 @@ export class AssessProcessor extends JudgmentWorkerHost {
     }
   }
 
-  private async chainDecide(job: Job<AssessJobData>, record: number): Promise<void> {
-    const data: DecideJobData = { record, judgment: job.data.judgment, trace: traceCarrier() };
+  private async chainDecide(job: Job<AssessJobData>, record: number, answered?: AnsweredColumns): Promise<void> {
+    const data: DecideJobData = { record, answered, judgment: job.data.judgment, trace: traceCarrier() };
     await this.decideQueue.add(job.name, data, {
       jobId: decideJobId(job.id as string),
       attempts: this.options.decideAttempts,
@@ -217,7 +219,8 @@ export class DecideProcessor extends JudgmentWorkerHost {
     return this.inJobSpan(job, () =>
       this.ridingOutages(job, token, async () => {
         const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
-        const outcome = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(job.data.record, judgment));
+        const { record, answered } = job.data;
+        const outcome = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(record, judgment, answered));
         return { record: job.data.record, outcome };
       }),
     );

@@ -1,4 +1,5 @@
 import type { PaidAnswers } from '../judge/judge.types';
+import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { TraceCarrier } from '../telemetry/judgment.tracing';
 import type { JudgmentPayload } from './judgment.payload';
 
@@ -15,9 +16,34 @@ export interface AssessJobData extends OutageMarks {
   readonly trace?: TraceCarrier;
 }
 
+/** The columns of an answered record that deciding reads (the Outcome's UPDATE returns the rest). */
+export type AnsweredColumns = Pick<AssessmentRecord, (typeof ANSWERED_COLUMNS)[number]>;
+
+const ANSWERED_COLUMNS = [
+  'judgment',
+  'subjectType',
+  'subjectId',
+  'questionsFingerprint',
+  'answers',
+  'engine',
+  'model',
+  'requestId',
+  'provenanceDetails',
+] as const;
+
+/** What the decide job carries of the record its assess job wrote. */
+export function answeredColumns(record: AssessmentRecord): AnsweredColumns {
+  return Object.fromEntries(ANSWERED_COLUMNS.map((column) => [column, record[column]])) as AnsweredColumns;
+}
+
 /** Data of a decide job: the record to decide (by id) and the Judgment it was assessed for. */
 export interface DecideJobData extends OutageMarks {
   readonly record: number;
+  /**
+   * The record's answered columns, so deciding does not read the record first. Absent when the assess job resumed
+   * from its checkpoint (or was queued by a version without it): the decide job then reads the record.
+   */
+  readonly answered?: AnsweredColumns;
   readonly judgment: JudgmentPayload;
   /** The assess job's trace context. */
   readonly trace?: TraceCarrier;

@@ -6,7 +6,7 @@ import { type Decision, decisionMetadata, isDecision } from '../decision/decisio
 import { decisionThresholds } from '../decision/thresholds';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
-import { AssessmentNotRecorded, InvalidDecision } from '../errors';
+import { AssessmentNotRecorded, InvalidDecision, UnrebuildableAssessment } from '../errors';
 import { AssessmentDecided, AuditRequested, ReviewRequested } from '../events/judgment.events';
 import type { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
@@ -183,11 +183,18 @@ export class RecordLink implements DecisionRecording {
           { kind: SpanKind.CLIENT, attributes: rows.spanAttributes('UPDATE') },
           () => rows.recordDecision(id, columns, entering),
         );
+        if (!written && record === null) {
+          throw new UnrebuildableAssessment(
+            `Record #${id} of ${name} no longer exists (pruned or deleted before its Outcome was written).`,
+          );
+        }
         entersReview = entersReview && written;
         audited = audited && written;
         // Refresh the caller's instance in place, so the record an event or caller holds shows the row as it is.
         if (record) Object.assign(this.current, record);
       } catch (error) {
+        // A deleted record is no write failure: nothing can be decided for it, recording required or not.
+        if (error instanceof UnrebuildableAssessment) throw error;
         if (rows.persistence.required) {
           throw new AssessmentNotRecorded(
             `The Outcome ${JSON.stringify(outcome)} of ${name} could not be recorded: ${(error as Error).message}`,

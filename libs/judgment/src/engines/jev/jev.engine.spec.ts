@@ -145,6 +145,26 @@ describe('Jev driver: answers and Provenance', () => {
     expect(Object.keys(provenance.details.confidence as object)).toEqual(['team', 'credibility']);
     expect((provenance.details.response as { model: string }).model).toBe('jev-1.13.0');
   });
+
+  it('keeps the raw body minus what was read out of it: no answer, confidence or usage is stored twice', async () => {
+    const { provenance } = await jev().answer(
+      ask({ note: '[[abusive=0.83]] [[team=tech:0.9]] [[credibility=1:0.8]]' }),
+    );
+    const response = provenance.details.response as Record<string, unknown>;
+    expect(response).not.toHaveProperty('usage');
+    expect(response.answers).toEqual({
+      abusive: { type: 'noul' },
+      team: expect.any(Object),
+      credibility: expect.any(Object),
+    });
+    const answers = response.answers as Record<string, Record<string, unknown>>;
+    for (const answer of Object.values(answers)) {
+      expect(answer).not.toHaveProperty('probabilities');
+      expect(answer).not.toHaveProperty('confidence');
+    }
+    expect(answers.team).toMatchObject({ type: 'choice', choice: 'tech' });
+    expect(provenance.details.usage).toEqual({ input_tokens: expect.any(Number), output_tokens: expect.any(Number) });
+  });
 });
 
 describe('Jev driver: retries', () => {

@@ -108,7 +108,7 @@ export class JevEngine implements Engine {
       provenance: new Provenance(origin.connection, reading.model, origin.requestId, {
         usage: reading.usage,
         confidence: reading.confidence,
-        response: reading.body,
+        response: reading.unread,
       }),
     };
   }

@@ -52,8 +52,12 @@ export interface JevReading {
   readonly usage: unknown;
   /** The Engine's own confidence per answer that carries one (audit only). */
   readonly confidence: Record<string, number>;
-  /** The whole parsed body. */
-  readonly body: Record<string, unknown>;
+  /**
+   * The parsed body minus what was read out of it (kept as Provenance `response`, so the record holds nothing twice):
+   * each answer without its probabilities (`noul` / `probabilities`, now the answer) and the confidence read from it,
+   * and no `usage` when its token counts are all of it. A body too deep or too long is kept as its truncated head.
+   */
+  readonly unread: Record<string, unknown>;
 }
 
 /**
@@ -81,6 +85,7 @@ export function readResponse(
 
   const read: Array<[string, EngineAnswer]> = [];
   const confidence: Array<[string, number]> = [];
+  const rest: Array<[string, Record<string, unknown>]> = [];
   for (const [key, answer] of Object.entries(answers)) {
     const question = questions.get(key);
     if (!question) {
@@ -98,21 +103,28 @@ export function readResponse(
       );
     }
     read.push([key, value]);
-    const engineConfidence = probability((answer as Record<string, unknown>).confidence);
-    if (engineConfidence !== null) confidence.push([key, engineConfidence]);
+    const { [READ_FIELDS[question.kind]]: _read, ...others } = answer as Record<string, unknown>;
+    const engineConfidence = probability(others.confidence);
+    if (engineConfidence !== null) {
+      confidence.push([key, engineConfidence]);
+      delete others.confidence;
+    }
+    rest.push([key, others]);
   }
-  const kept =
-    deep || cleaned.length > MAX_PROVENANCE_BODY_CHARS
-      ? { truncated: true, length: cleaned.length, head: cleaned.slice(0, PROVENANCE_HEAD_CHARS) }
-      : body;
-  return {
-    answers: Object.fromEntries(read),
-    model,
-    usage: tokenCounts(body.usage),
-    confidence: Object.fromEntries(confidence),
-    body: kept,
-  };
+  const usage = tokenCounts(body.usage);
+  let unread: Record<string, unknown>;
+  if (deep || cleaned.length > MAX_PROVENANCE_BODY_CHARS) {
+    unread = { truncated: true, length: cleaned.length, head: cleaned.slice(0, PROVENANCE_HEAD_CHARS) };
+  } else {
+    const { usage: reported, ...others } = body;
+    const counted = reported === undefined || JSON.stringify(reported) === JSON.stringify(usage);
+    unread = { ...others, answers: Object.fromEntries(rest), ...(counted ? {} : { usage: reported }) };
+  }
+  return { answers: Object.fromEntries(read), model, usage, confidence: Object.fromEntries(confidence), unread };
 }
+
+/** The field of a Jev answer that holds its probabilities, by Question kind. */
+const READ_FIELDS = { likelihood: 'noul', classification: 'probabilities', rating: 'probabilities' } as const;
 
 /** The token counts a 2xx body reports, whatever else is wrong with it (a rejected answer was paid for too). */
 export function reportedUsage(text: string): Record<string, number> | null {

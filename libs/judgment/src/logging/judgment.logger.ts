@@ -21,11 +21,11 @@ export class JudgmentLogger {
   }
 
   info(message: string, context: LogContext): void {
-    if (this.enabled) this.logger.log(entry(message, context));
+    if (this.enabled) this.logger.log(logEntry(message, context));
   }
 
   warn(message: string, context: LogContext): void {
-    if (this.enabled) this.logger.warn(entry(message, context));
+    if (this.enabled) this.logger.warn(logEntry(message, context));
   }
 }
 
@@ -51,7 +51,11 @@ export function logLine(message: string, context: LogContext): string {
   return pairs.length === 0 ? message : `${message} ${pairs.join(' ')}`;
 }
 
-function entry(message: string, context: LogContext): string | LogContext {
+/**
+ * What to hand Nest's Logger for one event: the line of `logLine` when the app logs through Nest's text
+ * ConsoleLogger, else the object `{ message, ...context }`. For warnings written whatever `log` says (configuration).
+ */
+export function logEntry(message: string, context: LogContext): string | LogContext {
   return printsText() ? logLine(message, context) : { message, ...context };
 }
 

@@ -11,6 +11,8 @@
 //      goes first; the queue flow's judgments per second and the no-op API calls' µs.
 // Throughputs run in rounds that alternate the variants (A B C, B C A, ...); each round's ratio to no SDK is paired
 // within the round, and the summary gives the median ratio and its spread (lowest–highest) with the machine's load.
+// Beside judgments per second (wall clock) each round measures this process's CPU time per judgment, which a loaded
+// machine disturbs far less: on a shared machine, read the CPU ratios first.
 //   node -r ./scripts/register.js bench/telemetry.bench.ts [--queue] [--rounds N] [--against <checkout>]
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
@@ -87,10 +89,10 @@ const option = (name: string) => {
 };
 const ROUNDS = Math.max(3, Number(option('--rounds') ?? 7));
 
-/** Alternates the variants for `rounds` rounds, rotating which goes first; each variant's timings in round order. */
-async function alternating<K extends string>(rounds: number, variants: Record<K, () => Promise<number>>) {
+/** Alternates the variants for `rounds` rounds, rotating which goes first; each variant's results in round order. */
+async function alternating<K extends string, T>(rounds: number, variants: Record<K, () => Promise<T>>) {
   const names = Object.keys(variants) as K[];
-  const timings = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  const timings = Object.fromEntries(names.map((name) => [name, [] as T[]])) as Record<K, T[]>;
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < names.length; i++) {
       const name = names[(round + i) % names.length];
@@ -119,6 +121,29 @@ function ratios(of: number[], to: number[]) {
   };
 }
 type Ratio = ReturnType<typeof ratios>;
+
+/**
+ * A throughput round: judgments per second (wall clock, what a loaded machine disturbs most) and this process's CPU
+ * time per judgment in µs (user + system, steadier under load: the cost itself rather than the time waited for it).
+ */
+interface Round {
+  readonly perSecond: number;
+  readonly cpuUs: number;
+}
+
+async function measured(judgments: number, work: () => Promise<unknown>): Promise<Round> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await work();
+  const used = process.cpuUsage(cpu);
+  return {
+    perSecond: judgments / ((performance.now() - started) / 1000),
+    cpuUs: (used.user + used.system) / judgments,
+  };
+}
+
+const perSecondOf = (rounds: Round[]) => rounds.map((r) => r.perSecond);
+const cpuOf = (rounds: Round[]) => rounds.map((r) => r.cpuUs);
 
 async function timed(iterations: number, work: () => unknown): Promise<number> {
   const started = performance.now();
@@ -224,7 +249,7 @@ function registerSdk(contextOnly = false): () => Promise<void> {
  * Runs `round` with no SDK, with only the SDK's context manager, and with the SDK registered, alternating; judgments
  * per second of each (medians) and each round's ratio to no SDK (median, spread), with the load before and after.
  */
-async function noneVsSdk(rounds: number, roundOf: () => Promise<number>) {
+async function noneVsSdk(rounds: number, roundOf: () => Promise<Round>) {
   const registered = (contextOnly: boolean) => async () => {
     const unregister = registerSdk(contextOnly);
     try {
@@ -240,11 +265,18 @@ async function noneVsSdk(rounds: number, roundOf: () => Promise<number>) {
     sdk: registered(false),
   });
   return {
-    noSdkPerSecond: Math.round(median(none)),
-    contextManagerOnlyPerSecond: Math.round(median(contextOnly)),
-    sdkPerSecond: Math.round(median(sdk)),
-    contextManagerOnlyRatio: ratios(contextOnly, none),
-    sdkRatio: ratios(sdk, none),
+    noSdkPerSecond: Math.round(median(perSecondOf(none))),
+    contextManagerOnlyPerSecond: Math.round(median(perSecondOf(contextOnly))),
+    sdkPerSecond: Math.round(median(perSecondOf(sdk))),
+    contextManagerOnlyRatio: ratios(perSecondOf(contextOnly), perSecondOf(none)),
+    sdkRatio: ratios(perSecondOf(sdk), perSecondOf(none)),
+    cpuUsPerJudgment: {
+      noSdk: Math.round(median(cpuOf(none))),
+      contextManagerOnly: Math.round(median(cpuOf(contextOnly))),
+      sdk: Math.round(median(cpuOf(sdk))),
+    },
+    contextManagerOnlyCpuRatio: ratios(cpuOf(contextOnly), cpuOf(none)),
+    sdkCpuRatio: ratios(cpuOf(sdk), cpuOf(none)),
     load: { before: loadBefore, after: load() },
   };
 }
@@ -268,11 +300,10 @@ async function inProcess() {
   const judge = app.get(Judge);
   const batch = 300;
   let n = 0;
-  const roundOf = async () => {
-    const started = performance.now();
-    for (let i = 0; i < batch; i++) await (await judge.assess(new BenchRefund(`Case ${n++}.`))).outcome();
-    return batch / ((performance.now() - started) / 1000);
-  };
+  const roundOf = () =>
+    measured(batch, async () => {
+      for (let i = 0; i < batch; i++) await (await judge.assess(new BenchRefund(`Case ${n++}.`))).outcome();
+    });
   await roundOf(); // warm-up
   const result = await noneVsSdk(ROUNDS, roundOf);
   await app.close();
@@ -282,9 +313,9 @@ async function inProcess() {
 /**
  * 4. The queue flow on PostgreSQL and Redis (see bench/queue.bench.ts): one process dispatches and works the jobs;
  * a round ends when its last decision is announced (AssessmentDecided, counted in process, no polling of Redis).
- * With `noSdkOnly`, the no-SDK rounds alone (what `--against` compares between checkouts).
+ * `measure` runs the rounds: the three variants, or (for `--against`) the no-SDK rounds alone.
  */
-async function queued(noSdkOnly = false) {
+async function queued<T>(measure: (roundOf: () => Promise<Round>) => Promise<T>) {
   const fixtures = await import('../test/queue/queue.fixtures');
   const { JevSimulator } = await import('nestjs-judgment/simulator');
   const database = 'judgment_bench_trace_telemetry';
@@ -302,22 +333,16 @@ async function queued(noSdkOnly = false) {
     const customers = await db
       .getRepository(fixtures.Customer)
       .save(Array.from({ length: batch }, (_, i) => Object.assign(new fixtures.Customer(), { name: `C${done + i}` })));
-    const started = performance.now();
-    await Promise.all(customers.map((c) => judge.dispatch(new fixtures.RefundCheck(c, `Case ${c.id}.`))));
-    done += batch;
-    while (decided.length < done) await new Promise((resolve) => setTimeout(resolve, 2));
-    const perSecond = batch / ((performance.now() - started) / 1000);
+    const round = await measured(batch, async () => {
+      await Promise.all(customers.map((c) => judge.dispatch(new fixtures.RefundCheck(c, `Case ${c.id}.`))));
+      while (decided.length < batch) await new Promise((resolve) => setTimeout(resolve, 2));
+    });
     decided.length = 0;
-    done = 0;
-    return perSecond;
+    done += batch;
+    return round;
   };
   await roundOf(); // warm-up
-  let result;
-  if (noSdkOnly) {
-    const rounds: number[] = [];
-    for (let i = 0; i < 3; i++) rounds.push(await roundOf());
-    result = { noSdkPerSecond: median(rounds) };
-  } else result = await noneVsSdk(ROUNDS, roundOf);
+  const result = await measure(roundOf);
   await app.close();
   await simulator.stop();
   await db.destroy();
@@ -326,8 +351,15 @@ async function queued(noSdkOnly = false) {
   return { judgmentsPerRound: batch, engineLatencyMs: 50, workerConcurrency: 16, ...result };
 }
 
-/** One run of this bench in `checkout` with `--child`: its no-SDK figures, from the last line it prints. */
-function childRun(checkout: string): Promise<{ noSdkCallsExtraUs: number; queueNoSdkPerSecond: number }> {
+/** What a `--child` run prints as its last line: its no-SDK figures. */
+interface ChildFigures {
+  readonly noSdkCallsExtraUs: number;
+  readonly queueNoSdkPerSecond: number;
+  readonly queueNoSdkCpuUs: number;
+}
+
+/** One run of this bench in `checkout` with `--child`. */
+function childRun(checkout: string): Promise<ChildFigures> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['-r', './scripts/register.js', 'bench/telemetry.bench.ts', '--child'], {
       cwd: checkout,
@@ -345,23 +377,24 @@ function childRun(checkout: string): Promise<{ noSdkCallsExtraUs: number; queueN
 
 /** 5. No SDK: this checkout against another, one child run of each per round, alternating which goes first. */
 async function againstCheckout(other: string) {
-  const here = resolve('.');
-  const runs: Record<'other' | 'here', Array<{ noSdkCallsExtraUs: number; queueNoSdkPerSecond: number }>> = {
-    other: [],
-    here: [],
-  };
   const loadBefore = load();
-  await alternating(ROUNDS, {
-    other: async () => (runs.other.push(await childRun(other)), 0),
-    here: async () => (runs.here.push(await childRun(here)), 0),
-  });
-  const perSecond = (side: 'other' | 'here') => runs[side].map((run) => run.queueNoSdkPerSecond);
-  const extraUs = (side: 'other' | 'here') => runs[side].map((run) => run.noSdkCallsExtraUs);
+  const runs = await alternating(ROUNDS, { other: () => childRun(other), here: () => childRun(resolve('.')) });
+  const of = (side: 'other' | 'here', figure: keyof ChildFigures) => runs[side].map((run) => run[figure]);
+  const medianOf = (side: 'other' | 'here', figure: keyof ChildFigures, digits = 0) =>
+    round(median(of(side, figure)), digits);
   return {
     other,
-    queueNoSdkPerSecond: { other: Math.round(median(perSecond('other'))), here: Math.round(median(perSecond('here'))) },
-    queueNoSdkRatio: ratios(perSecond('here'), perSecond('other')),
-    noSdkCallsExtraUs: { other: round(median(extraUs('other')), 3), here: round(median(extraUs('here')), 3) },
+    queueNoSdkPerSecond: {
+      other: medianOf('other', 'queueNoSdkPerSecond'),
+      here: medianOf('here', 'queueNoSdkPerSecond'),
+    },
+    queueNoSdkRatio: ratios(of('here', 'queueNoSdkPerSecond'), of('other', 'queueNoSdkPerSecond')),
+    queueNoSdkCpuUs: { other: medianOf('other', 'queueNoSdkCpuUs'), here: medianOf('here', 'queueNoSdkCpuUs') },
+    queueNoSdkCpuRatio: ratios(of('here', 'queueNoSdkCpuUs'), of('other', 'queueNoSdkCpuUs')),
+    noSdkCallsExtraUs: {
+      other: medianOf('other', 'noSdkCallsExtraUs', 3),
+      here: medianOf('here', 'noSdkCallsExtraUs', 3),
+    },
     load: { before: loadBefore, after: load() },
   };
 }
@@ -396,10 +429,13 @@ function summary(report: Record<string, any>): string {
   ] as const) {
     const flow = report[key];
     if (!flow) continue;
+    const cpu = flow.cpuUsPerJudgment;
     lines.push(
       `${label}: no SDK ${flow.noSdkPerSecond}/s; context manager only ${ratioText(flow.contextManagerOnlyRatio)}; ` +
         `SDK ${flow.sdkPerSecond}/s ${ratioText(flow.sdkRatio)} = ${lossText(flow.sdkRatio)} loss; ` +
         `load ${flow.load.before.join(' ')} → ${flow.load.after.join(' ')}`,
+      `${label}, CPU µs per judgment: no SDK ${cpu.noSdk}; context manager only ${cpu.contextManagerOnly} ` +
+        `${ratioText(flow.contextManagerOnlyCpuRatio)}; SDK ${cpu.sdk} ${ratioText(flow.sdkCpuRatio)}`,
     );
   }
   const against = report.against;
@@ -407,7 +443,8 @@ function summary(report: Record<string, any>): string {
     lines.push(
       `no SDK, this checkout vs ${against.other}: queue ${against.queueNoSdkPerSecond.other}/s → ` +
         `${against.queueNoSdkPerSecond.here}/s ${ratioText(against.queueNoSdkRatio)}; telemetry calls ` +
-        `+${against.noSdkCallsExtraUs.other} µs → +${against.noSdkCallsExtraUs.here} µs; ` +
+        `+${against.noSdkCallsExtraUs.other} µs → +${against.noSdkCallsExtraUs.here} µs; queue CPU µs per judgment ` +
+        `${against.queueNoSdkCpuUs.other} → ${against.queueNoSdkCpuUs.here} ${ratioText(against.queueNoSdkCpuRatio)}; ` +
         `load ${against.load.before.join(' ')} → ${against.load.after.join(' ')}`,
     );
   }
@@ -417,8 +454,17 @@ function summary(report: Record<string, any>): string {
 async function main() {
   if (argv.includes('--child')) {
     const calls = await noSdkOverhead();
-    const queue = await queued(true);
-    console.log(JSON.stringify({ noSdkCallsExtraUs: calls.extraUs, queueNoSdkPerSecond: queue.noSdkPerSecond }));
+    const queue = await queued(async (roundOf) => {
+      const rounds: Round[] = [];
+      for (let i = 0; i < 3; i++) rounds.push(await roundOf());
+      return { noSdkPerSecond: median(perSecondOf(rounds)), noSdkCpuUs: median(cpuOf(rounds)) };
+    });
+    const figures: ChildFigures = {
+      noSdkCallsExtraUs: calls.extraUs,
+      queueNoSdkPerSecond: queue.noSdkPerSecond,
+      queueNoSdkCpuUs: queue.noSdkCpuUs,
+    };
+    console.log(JSON.stringify(figures));
     return;
   }
   const report: Record<string, unknown> = { loadBefore: load() };
@@ -428,7 +474,7 @@ async function main() {
     report.decisionTrace = await decisionTrace();
     report.noSdkCalls = await noSdkOverhead();
     report.assessInProcess = await inProcess();
-    if (argv.includes('--queue')) report.queue = await queued();
+    if (argv.includes('--queue')) report.queue = await queued((roundOf) => noneVsSdk(ROUNDS, roundOf));
   }
   report.loadAfter = load();
   console.log(JSON.stringify(report, null, 2));

@@ -27,11 +27,13 @@ const LAYERS = [
     name: 'options',
     folders: ['judgment\\.options\\.ts$', 'judgment\\.constants\\.ts$', 'judgment\\.module-definition\\.ts$'],
   },
+  // The package's log lines through Nest's Logger (one line, or an object for a JSON logger): under everything that
+  // logs, the Engines' configuration warnings included.
+  { name: 'logging', folders: ['logging/'] },
   // Spans, trace context and metric instruments through @opentelemetry/api: under the drivers and everything that
   // reports what it does.
   { name: 'telemetry', folders: ['telemetry/'] },
   { name: 'engines', folders: ['engines/(?!engine\\.interface\\.ts$)'] },
-  { name: 'logging', folders: ['logging/'] },
   // The rows: the entity, its migrations and the RecordWriter (single rows).
   { name: 'persistence', folders: ['persistence/'] },
   // Events carry records; the judge announces and caches, so events and the cache sit below it.

@@ -1,5 +1,6 @@
 // The calibration lock and the drift guard end to end: calibrate over the Jev simulator, lock, then run the app under
-// the lock while the simulator's alias moves to a new model release — inline and in the queue's decide job.
+// the lock while the simulator's alias moves to a new model release — inline and in the queue's decide job. The
+// OpenTelemetry SDK is registered (in-memory metric reader) to count drifts and audits in the package's metrics.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,13 @@ import {
 import { type RunningJevSimulator, startJevSimulator } from 'nestjs-judgment/simulator';
 import { clearPrefix } from '../support/redis';
 import {
+  type Telemetry,
+  collectMetrics,
+  counted,
+  registerTelemetry,
+  unregisterTelemetry,
+} from '../telemetry/telemetry.fixtures';
+import {
   CALIBRATED_MODEL,
   ClaimCheck,
   ClaimOutcome,
@@ -34,6 +42,7 @@ import {
 let sim: RunningJevSimulator;
 let db: DataSource;
 let lockFile: string;
+let telemetry: Telemetry;
 const apps: INestApplicationContext[] = [];
 
 async function app(settings: Omit<Parameters<typeof startApp>[0], 'simulatorUrl'>) {
@@ -46,6 +55,24 @@ async function record(id: number): Promise<AssessmentRecord> {
   return db.getRepository(AssessmentRecord).findOneByOrFail({ id });
 }
 
+/** Decisions counted as drifted (`judgment.calibration.drifts`) under a policy, since the SDK was registered. */
+async function drifts(policy: string): Promise<number> {
+  return counted(await collectMetrics(telemetry), 'judgment.calibration.drifts', {
+    'judgment.name': 'claim-check',
+    'judgment.decision': 'claim-decision',
+    'judgment.drift.policy': policy,
+  });
+}
+
+/** Audits counted (`judgment.audits`) by event — requested, agreed, disagreed — since the SDK was registered. */
+async function audits(event: string): Promise<number> {
+  return counted(await collectMetrics(telemetry), 'judgment.audits', {
+    'judgment.name': 'claim-check',
+    'judgment.decision': 'claim-decision',
+    'judgment.audit.event': event,
+  });
+}
+
 /** Assesses inline and returns the Outcome and the record as stored. */
 async function assess(nest: INestApplicationContext, text: string) {
   const assessment = await nest.get(Judge).assess(new ClaimCheck(text));
@@ -55,6 +82,7 @@ async function assess(nest: INestApplicationContext, text: string) {
 }
 
 beforeAll(async () => {
+  telemetry = registerTelemetry();
   await freshDatabase();
   db = await new DataSource({
     type: 'postgres',
@@ -84,6 +112,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
+  await unregisterTelemetry(telemetry);
   await db?.destroy();
   await sim?.stop();
   await clearPrefix(PREFIX);
@@ -133,6 +162,7 @@ describe('the drift guard, inline', () => {
 
   it("with 'review', sends the automatic Outcomes of a new model to Review, saying why, announcing it once", async () => {
     const nest = await app({ calibration: { lock: lockFile, onDrift: 'review' } });
+    const driftsBefore = await drifts('review');
     sim.setModel(RELEASED_MODEL);
     const first = await assess(nest, 'Stolen bike. [[fraud=0.1]]');
     const second = await assess(nest, 'Broken phone. [[fraud=0.9]]');
@@ -155,25 +185,31 @@ describe('the drift guard, inline', () => {
     });
     expect(log.drifted[0].policy).toBe('review');
     expect(log.drifted[0].record?.id).toBe(first.record.id);
+    expect((await drifts('review')) - driftsBefore).toBe(2); // announced once, but each drifted decision is counted
   });
 
   it("with 'warn', announces and logs the drift but lets the automatic Outcome act", async () => {
     const warnings = new WarningLog();
     const nest = await app({ calibration: { lock: lockFile, onDrift: 'warn' }, logger: warnings });
+    const driftsBefore = await drifts('warn');
     sim.setModel(RELEASED_MODEL);
     const { record: row } = await assess(nest, 'Stolen bike. [[fraud=0.1]]');
     expect(row.reviewRequestedAt).toBeNull();
     expect(row.reviewReason).toBeNull();
     expect(nest.get(DriftLog).drifted.map((event) => event.policy)).toEqual(['warn']);
+    expect((await drifts('warn')) - driftsBefore).toBe(1);
     expect(warnings.warnings).toContainEqual(expect.objectContaining({ message: 'Calibration drifted.' }));
   });
 
   it("with 'off', checks nothing", async () => {
     const nest = await app({ calibration: { lock: lockFile, onDrift: 'off' } });
+    const driftsBefore = (await drifts('review')) + (await drifts('warn'));
     sim.setModel(RELEASED_MODEL);
     const { record: row } = await assess(nest, 'Stolen bike. [[fraud=0.1]]');
     expect(row.reviewRequestedAt).toBeNull();
     expect(nest.get(DriftLog).drifted).toEqual([]);
+    expect((await drifts('review')) + (await drifts('warn'))).toBe(driftsBefore);
+    expect(await drifts('off')).toBe(0);
   });
 
   it('treats other thresholds at the same version as drift (a version not bumped)', async () => {
@@ -229,6 +265,7 @@ describe('the drift guard at startup', () => {
 describe('the drift guard in the queue', () => {
   it("sends a drifted automatic Outcome to Review in the decide job, with 'review'", async () => {
     const nest = await app({ calibration: { lock: lockFile, onDrift: 'review' }, queue: true });
+    const driftsBefore = await drifts('review');
     sim.setModel(RELEASED_MODEL);
     const before = (await db.getRepository(AssessmentRecord).maximum('id')) ?? 0;
     await nest.get(Judge).dispatch(new ClaimCheck('Lost luggage. [[fraud=0.05]]'));
@@ -244,6 +281,7 @@ describe('the drift guard in the queue', () => {
     expect(row?.reviewRequestedAt).not.toBeNull();
     expect(row?.reviewReason).toContain(RELEASED_MODEL);
     expect(nest.get(DriftLog).drifted.map((event) => event.identity.model)).toEqual([RELEASED_MODEL]);
+    expect((await drifts('review')) - driftsBefore).toBe(1); // counted by the decide job's worker
   });
 });
 
@@ -263,6 +301,25 @@ describe('audit sampling', () => {
     expect((await records.awaitingAudit({ judgment: 'claim-check' })).map((r) => r.id)).toContain(row.id);
     expect((await records.awaitingReview({ judgment: 'claim-check' })).map((r) => r.id)).not.toContain(row.id);
     expect(nest.get(DriftLog).audits.map((event) => event.record.id)).toEqual([row.id]);
+  });
+
+  it('counts audits requested, then agreed or disagreed as each is resolved', async () => {
+    const nest = await app({ calibration: { lock: lockFile, audit: { 'claim-decision': 1 } } });
+    const records = nest.get(AssessmentRecords);
+    const before = {
+      requested: await audits('requested'),
+      agreed: await audits('agreed'),
+      disagreed: await audits('disagreed'),
+    };
+    const agreedWith = await assess(nest, 'Stolen bike. [[fraud=0.1]]');
+    const disagreedWith = await assess(nest, 'Lost ring. [[fraud=0.15]]');
+    await assess(nest, 'Unclear claim. [[fraud=0.5]]'); // in Review: not audited, not counted
+    expect((await audits('requested')) - before.requested).toBe(2);
+
+    await records.resolveAudit(agreedWith.record, ClaimOutcome.Approve, auditor);
+    await records.resolveAudit(disagreedWith.record, ClaimOutcome.Reject, auditor);
+    expect((await audits('agreed')) - before.agreed).toBe(1);
+    expect((await audits('disagreed')) - before.disagreed).toBe(1);
   });
 
   it('samples nothing at rate 0 (the default)', async () => {

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { DataSource } from 'typeorm';
 import { AssessmentRecord, AssessmentRecords, Judge } from 'nestjs-judgment';
 import { JevSimulator } from 'nestjs-judgment/simulator';
@@ -18,6 +17,8 @@ import { API_KEY, Customer, RefundCheck, freshDatabase, openDatabase, waitFor } 
 import {
   type SpanView,
   type Telemetry,
+  collectMetrics,
+  points,
   registerTelemetry,
   spanView,
   startTelemetryApp,
@@ -89,21 +90,7 @@ const children = (spans: SpanView[], parent: SpanView) =>
 /** Every attribute value of every span, to check no secret is in them. */
 const attributeText = (spans: SpanView[]) => JSON.stringify(spans.map((span) => span.attributes));
 
-async function collect(): Promise<ResourceMetrics> {
-  const { resourceMetrics, errors } = await telemetry.reader.collect();
-  expect(errors).toEqual([]);
-  return resourceMetrics;
-}
-
-/** The data points of a metric, as [attributes, value] (value: the sum, or the histogram's count). */
-function points(metrics: ResourceMetrics, name: string): Array<[Record<string, unknown>, number]> {
-  const metric = metrics.scopeMetrics.flatMap((scope) => scope.metrics).find((m) => m.descriptor.name === name);
-  if (!metric) return [];
-  return metric.dataPoints.map((point) => [
-    point.attributes,
-    typeof point.value === 'number' ? point.value : (point.value as { count: number }).count,
-  ]);
-}
+const collect = () => collectMetrics(telemetry);
 
 it('inline: assess → Engine call, recording; decide → recording, with GenAI and database attributes', async () => {
   telemetry.spans.reset();

@@ -10,7 +10,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -58,6 +58,30 @@ export async function unregisterTelemetry(telemetry: Telemetry): Promise<void> {
   metrics.disable();
   propagation.disable();
   context.disable();
+}
+
+/** What the metric reader holds now (cumulative since the SDK was registered); fails on a collection error. */
+export async function collectMetrics(telemetry: Telemetry): Promise<ResourceMetrics> {
+  const { resourceMetrics, errors } = await telemetry.reader.collect();
+  if (errors.length > 0) throw new AggregateError(errors, 'The metric collection failed.');
+  return resourceMetrics;
+}
+
+/** The data points of a metric, as [attributes, value] (value: the sum, or the histogram's count). */
+export function points(metrics: ResourceMetrics, name: string): Array<[Record<string, unknown>, number]> {
+  const metric = metrics.scopeMetrics.flatMap((scope) => scope.metrics).find((m) => m.descriptor.name === name);
+  if (!metric) return [];
+  return metric.dataPoints.map((point) => [
+    point.attributes,
+    typeof point.value === 'number' ? point.value : (point.value as { count: number }).count,
+  ]);
+}
+
+/** The total of a counter's points whose attributes include `attributes`. */
+export function counted(metrics: ResourceMetrics, name: string, attributes: Record<string, unknown>): number {
+  return points(metrics, name)
+    .filter(([seen]) => Object.entries(attributes).every(([key, value]) => seen[key] === value))
+    .reduce((sum, [, value]) => sum + value, 0);
 }
 
 /** A span as the worker process reports it to the test. */

@@ -5,7 +5,7 @@ import { describeFinding, JudgmentCheckFailed } from './errors';
 import { JudgmentRegistry } from './registry/judgment.registry';
 import { AnswerSource } from './judge/answer-source';
 import { RecordWriter } from './persistence/record.writer';
-import { JudgmentLogger } from './logging/judgment.logger';
+import { JudgmentLogger, logEntry } from './logging/judgment.logger';
 import { CalibrationGuard } from './recording/calibration.guard';
 import { Recorder } from './recording/recorder';
 
@@ -41,10 +41,12 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
     const report = this.checks.run();
     if (report.failures > 0) throw new JudgmentCheckFailed(report);
     if (report.warnings > 0) {
-      this.logger.warn({
-        message: `judgment check: ${report.warnings} Question${report.warnings === 1 ? '' : 's'} may mislead; run \`judgment check\` for the fixes.`,
-        warnings: report.findings.map(describeFinding),
-      });
+      this.logger.warn(
+        logEntry(
+          `judgment check: ${report.warnings} Question${report.warnings === 1 ? '' : 's'} may mislead; run \`judgment check\` for the fixes.`,
+          { warnings: report.findings.map(describeFinding) },
+        ),
+      );
     }
     for (const problem of this.guard.problems((cls) => this.recorder.decisionOf(cls))) {
       this.judgmentLogger.warn('Decision not calibrated.', { ...problem });

@@ -234,9 +234,12 @@ describe('judgment check', () => {
       await moduleRef.close();
       const lines = warn.mock.calls.filter(([line]) => /judgment check/.test(JSON.stringify(line)));
       expect(lines).toHaveLength(1);
-      expect(lines[0][0]).toMatchObject({
-        warnings: [expect.stringMatching(/^negative "legit" \[negative-likelihood\]/)],
-      });
+      // One line (Nest's default text logger): the message, then the findings as a JSON list.
+      const [line] = lines[0] as [string];
+      expect(line).toMatch(/^judgment check: 1 Question may mislead; run `judgment check` for the fixes\. warnings=\[/);
+      expect(JSON.parse(line.slice(line.indexOf('warnings=') + 'warnings='.length))).toEqual([
+        expect.stringMatching(/^negative "legit" \[negative-likelihood\]/),
+      ]);
     } finally {
       warn.mockRestore();
     }

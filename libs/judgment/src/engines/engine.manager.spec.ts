@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Logger } from '@nestjs/common';
+import { ConsoleLogger, Logger } from '@nestjs/common';
 import { JevSimulator } from 'nestjs-judgment/simulator';
 import { Provenance } from '../assessment/provenance';
 import { EngineBudgetExhausted, EngineNotConfigured, UnpinnedModel } from '../errors';
@@ -290,12 +290,25 @@ describe('EngineManager: pinned models', () => {
     engines.connection();
     engines.connection('laya');
     expect(warnings).toHaveBeenCalledTimes(2);
+    expect(warnings.mock.calls[0][0]).toBe(
+      'The Engine model is an alias, not an exact version: pin one before calibrating thresholds. ' +
+        'connection=jev model=jev-latest',
+    );
+    expect(warnings.mock.contexts[0]).toEqual(expect.objectContaining({ context: 'Judgment' }));
+  });
+
+  it("gives the alias warning to a JSON or the app's own logger as an object with the same keys", () => {
+    Logger.overrideLogger(new ConsoleLogger({ json: true }));
+    try {
+      manager({ engines: { jev: jevConfig({ model: 'jev-latest' }) } }).connection();
+    } finally {
+      Logger.overrideLogger(new ConsoleLogger());
+    }
     expect(warnings.mock.calls[0][0]).toEqual({
       message: expect.stringContaining('alias'),
       connection: 'jev',
       model: 'jev-latest',
     });
-    expect(warnings.mock.contexts[0]).toEqual(expect.objectContaining({ context: 'Judgment' }));
   });
 });
 

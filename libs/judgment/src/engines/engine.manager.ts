@@ -3,6 +3,7 @@ import { Logger, type Type } from '@nestjs/common';
 import { EngineNotConfigured, InvalidRateLimit, UnpinnedModel } from '../errors';
 import { DEFAULT_CONNECTION, DEFAULT_DRIVER } from '../judgment.defaults';
 import type { EngineConnectionOptions, JudgmentModuleOptions } from '../judgment.options';
+import { logEntry } from '../logging/judgment.logger';
 import { connectionSettings, DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './connection.settings';
 import type { Engine } from './engine.interface';
 import { DEFAULT_JEV_URL, JevEngine } from './jev/jev.engine';
@@ -251,12 +252,13 @@ export class EngineManager {
       );
     }
     if (limiter.redis === null) {
-      this.logger.warn({
-        message:
+      this.logger.warn(
+        logEntry(
           'The Engine connection has limits but no Redis to share them: they are counted in this process only, so ' +
-          'N processes may send N times the limit. Set limiter.redis to share them.',
-        connection: name,
-      });
+            'N processes may send N times the limit. Set limiter.redis to share them.',
+          { connection: name },
+        ),
+      );
     }
     return limiter;
   }
@@ -306,11 +308,12 @@ export class EngineManager {
       );
     }
     // Written even when `log` is false: it warns about configuration, like an error would.
-    this.logger.warn({
-      message: 'The Engine model is an alias, not an exact version: pin one before calibrating thresholds.',
-      connection,
-      model,
-    });
+    this.logger.warn(
+      logEntry('The Engine model is an alias, not an exact version: pin one before calibrating thresholds.', {
+        connection,
+        model,
+      }),
+    );
   }
 
   private connectionNames(): string {

@@ -229,7 +229,8 @@ export class Judge implements Attempter {
   /** Writing an attempt's record, in a span with the database conventions' attributes. */
   private recording<T>(write: () => Promise<T>): Promise<T> {
     if (!this.rows.persistence.enabled) return write();
-    return inSpan('judgment.record', { kind: SpanKind.CLIENT, attributes: this.rows.spanAttributes('INSERT') }, write);
+    const attributes = () => this.rows.spanAttributes('INSERT');
+    return inSpan('judgment.record', { kind: SpanKind.CLIENT, attributes }, write);
   }
 
   private prepare(judgment: Judgment): Attempt {

@@ -22,11 +22,11 @@ export class JudgmentLogger {
 
   /** Logs at level `log`; the line is formatted only when the app's logger prints that level. */
   info(message: string, context: LogContext): void {
-    if (this.enabled && Logger.isLevelEnabled('log')) this.logger.log(entry(message, context));
+    if (this.enabled && Logger.isLevelEnabled('log')) this.logger.log(logEntry(message, context));
   }
 
   warn(message: string, context: LogContext): void {
-    if (this.enabled && Logger.isLevelEnabled('warn')) this.logger.warn(entry(message, context));
+    if (this.enabled && Logger.isLevelEnabled('warn')) this.logger.warn(logEntry(message, context));
   }
 }
 
@@ -52,7 +52,11 @@ export function logLine(message: string, context: LogContext): string {
   return pairs.length === 0 ? message : `${message} ${pairs.join(' ')}`;
 }
 
-function entry(message: string, context: LogContext): string | LogContext {
+/**
+ * What to hand Nest's Logger for one event: the line of `logLine` when the app logs through Nest's text
+ * ConsoleLogger, else the object `{ message, ...context }`. For warnings written whatever `log` says (configuration).
+ */
+export function logEntry(message: string, context: LogContext): string | LogContext {
   return printsText() ? logLine(message, context) : { message, ...context };
 }
 

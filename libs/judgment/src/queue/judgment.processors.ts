@@ -82,7 +82,7 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
 
   /** Runs a job's work in a CONSUMER span, child of the trace context the job's data carries. */
   protected inJobSpan<T>(job: Job<AssessJobData | DecideJobData>, work: () => Promise<T>): Promise<T> {
-    const attributes = messagingAttributes(job.queueName, job.id, 'process', job.data.judgment.judgment);
+    const attributes = () => messagingAttributes(job.queueName, job.id, 'process', job.data.judgment.judgment);
     const options = { kind: SpanKind.CONSUMER, attributes, parent: contextFromCarrier(job.data.trace) };
     return inSpan(`process ${job.queueName}`, options, work);
   }

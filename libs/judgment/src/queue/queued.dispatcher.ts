@@ -26,7 +26,7 @@ export class QueuedDispatch implements DispatchStrategy, OnApplicationShutdown {
     const payload = this.jobs.payload(judgment);
     const queue = this.queueNamed(options.queue);
     const jobId = assessJobId(randomUUID());
-    const attributes = messagingAttributes(queue.name, jobId, 'send', payload.judgment);
+    const attributes = () => messagingAttributes(queue.name, jobId, 'send', payload.judgment);
     return inSpan(`send ${queue.name}`, { kind: SpanKind.PRODUCER, attributes }, async () => {
       const data: AssessJobData = { judgment: payload, trace: traceCarrier() };
       const job = await queue.add(payload.judgment, data, {

@@ -108,8 +108,10 @@ export class RecordLink implements DecisionRecording {
       this.admit(assessment, decision);
       const { outcome, trace } = applyTracedDecision(assessment, decision, this.checksPurity);
       const decided = { ...attributes, 'judgment.decision': trace.decision, 'judgment.outcome': trace.outcome };
-      span.setAttributes({ ...decided, 'judgment.rule': trace.rule.text });
-      if (this.current) span.setAttribute('judgment.record_id', this.current.id);
+      if (span.isRecording()) {
+        span.setAttributes({ ...decided, 'judgment.rule': trace.rule.text });
+        if (this.current) span.setAttribute('judgment.record_id', this.current.id);
+      }
       await this.decided(assessment, decision as Decision, outcome, trace);
       judgmentInstruments().decisions.add(1, decided);
       return outcome;
@@ -180,7 +182,7 @@ export class RecordLink implements DecisionRecording {
         };
         const { written, record } = await inSpan(
           'judgment.record',
-          { kind: SpanKind.CLIENT, attributes: rows.spanAttributes('UPDATE') },
+          { kind: SpanKind.CLIENT, attributes: () => rows.spanAttributes('UPDATE') },
           () => rows.recordDecision(id, columns, entering),
         );
         if (!written && record === null) {

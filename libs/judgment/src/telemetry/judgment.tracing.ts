@@ -7,7 +7,10 @@ import {
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
+  type Tracer,
+  type TracerProvider,
   context,
+  isSpanContextValid,
   propagation,
   trace,
 } from '@opentelemetry/api';
@@ -20,34 +23,64 @@ export type TraceCarrier = Record<string, string>;
 
 /** What a span is started with besides its name. */
 export interface SpanOptions {
-  readonly attributes?: Attributes;
+  /**
+   * Given as an object: set when the span starts (samplers see them). Given as a function: called only when the span
+   * records, for attributes that cost something to build (a parsed URL, several strings).
+   */
+  readonly attributes?: Attributes | (() => Attributes);
   readonly kind?: SpanKind;
   /** The parent context (default: the active one). */
   readonly parent?: Context;
   readonly links?: Link[];
 }
 
+let tracing: { readonly provider: TracerProvider; readonly tracer: Tracer } | null = null;
+
+/** The package's tracer from the global TracerProvider (got again when the app registers another one). */
+function tracer(): Tracer {
+  const provider = trace.getTracerProvider();
+  if (tracing?.provider !== provider) tracing = { provider, tracer: provider.getTracer(INSTRUMENTATION_SCOPE) };
+  return tracing.tracer;
+}
+
 /**
  * Runs `work` inside a span of the package (through `@opentelemetry/api` only: a no-op unless the app registered an
  * SDK). The span is active while `work` runs, so spans started inside are its children; an error is recorded on it
- * (`error.type` = the error's class) and rethrown unchanged.
+ * (`error.type` = the error's class) and rethrown unchanged. With no SDK the span is the no-op API's echo of its
+ * parent: then nothing is built, activated or recorded, and `work` runs as it would without telemetry.
  */
 export async function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T> | T): Promise<T> {
-  const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
-  const parent = options.parent ?? context.active();
-  const span = tracer.startSpan(
+  const active = context.active();
+  const parent = options.parent ?? active;
+  const { attributes } = options;
+  const span = tracer().startSpan(
     name,
-    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links },
+    {
+      kind: options.kind ?? SpanKind.INTERNAL,
+      attributes: typeof attributes === 'function' ? undefined : attributes,
+      links: options.links,
+    },
     parent,
   );
+  if (parent === active && echoesParent(span, parent)) return work(span);
+  if (typeof attributes === 'function' && span.isRecording()) span.setAttributes(attributes());
   try {
-    return await context.with(trace.setSpan(parent, span), () => work(span));
+    return await context.with(trace.setSpan(parent, span), work, undefined, span);
   } catch (error) {
     failSpan(span, error);
     throw error;
   } finally {
     span.end();
   }
+}
+
+/** Whether a span adds nothing to its parent context: not recording, and the parent's own span context (or none). */
+function echoesParent(span: Span, parent: Context): boolean {
+  if (span.isRecording()) return false;
+  const own = span.spanContext();
+  if (!isSpanContextValid(own)) return true;
+  const parentSpan = trace.getSpanContext(parent);
+  return parentSpan !== undefined && parentSpan.spanId === own.spanId && parentSpan.traceId === own.traceId;
 }
 
 /** Marks a span failed by `error`: status ERROR, `error.type` = its class, the exception event (message, no cause). */
@@ -70,13 +103,15 @@ export function inHttpSpan<T extends { status: number }>(
   resendCount: number,
   send: () => Promise<T>,
 ): Promise<T> {
-  const target = new URL(url);
-  const attributes: Attributes = {
-    'http.request.method': method,
-    'url.full': `${target.protocol}//${target.host}${target.pathname}`,
-    'server.address': target.hostname,
-    'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
-    ...(resendCount > 0 ? { 'http.request.resend_count': resendCount } : {}),
+  const attributes = (): Attributes => {
+    const target = new URL(url);
+    return {
+      'http.request.method': method,
+      'url.full': `${target.protocol}//${target.host}${target.pathname}`,
+      'server.address': target.hostname,
+      'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
+      ...(resendCount > 0 ? { 'http.request.resend_count': resendCount } : {}),
+    };
   };
   return inSpan(method, { kind: SpanKind.CLIENT, attributes }, async (span) => {
     const response = await send();
@@ -91,6 +126,7 @@ export function inHttpSpan<T extends { status: number }>(
 
 /** The active trace context as a carrier to put in a job's data; undefined when no propagator or span is active. */
 export function traceCarrier(): TraceCarrier | undefined {
+  if (propagation.fields().length === 0) return undefined; // the no-op propagator: no SDK registered
   const carrier: TraceCarrier = {};
   propagation.inject(context.active(), carrier);
   return Object.keys(carrier).length === 0 ? undefined : carrier;

@@ -15,8 +15,8 @@ import {
 /** The largest page of the Review list. */
 export const MAX_PAGE_SIZE = 100;
 
-/** `GET /judgment/reviews?limit&after&judgment` (or `offset` instead of `after`: slow on large tables) */
-export class ListReviewsQuery {
+/** The Review list's page and filters, shared by the JSON API and the review page. */
+class ReviewListQuery {
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -24,19 +24,12 @@ export class ListReviewsQuery {
   @Max(MAX_PAGE_SIZE)
   limit: number = 20;
 
-  /** Keyset pagination: only records with a greater id (the previous page's `page.nextAfter`). */
+  /** Keyset pagination: only records with a greater id (the last id of the previous page). */
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
   after?: number;
-
-  /** Skips this many records; the database walks each skipped one, so prefer `after`. */
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  offset: number = 0;
 
   /** Only records of this Judgment (its registered name). */
   @IsOptional()
@@ -49,6 +42,31 @@ export class ListReviewsQuery {
   @IsOptional()
   @IsIn(['unclaimed', 'mine'])
   claim?: 'unclaimed' | 'mine';
+}
+
+/** `GET /judgment/reviews?limit&after&judgment&claim` (or `offset` instead of `after`: slow on large tables) */
+export class ListReviewsQuery extends ReviewListQuery {
+  /** Skips this many records; the database walks each skipped one, so prefer `after`. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  offset: number = 0;
+}
+
+/** An empty field of an HTML form (the filter form sends one for "any"): no filter. */
+const emptyAsUnset = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/**
+ * `GET /judgment/desk?limit&after&judgment&claim`: the review page's queue, paged by `after` only (an `offset` is
+ * refused). Its filter form sends empty fields for any Judgment and any claim.
+ */
+export class ReviewQueueQuery extends ReviewListQuery {
+  @Transform(emptyAsUnset)
+  override judgment?: string;
+
+  @Transform(emptyAsUnset)
+  override claim?: 'unclaimed' | 'mine';
 }
 
 /** `:id` of a record route: plain decimal digits only (no sign, spaces, hex, exponent or fraction). */

@@ -32,8 +32,8 @@ import { judgmentValidationPipe } from './validation';
 
 /**
  * The review page (`JudgmentHttpModule.forRoot({ ui: true })`): server-rendered HTML, no script. `GET /judgment/desk`
- * is the queue, `GET /judgment/desk/records/:id` a record with its claim, renew, release and resolve forms. The same guards
- * as the JSON API (canView, reviewerFrom, the ResolutionPolicy; all refuse by default); POSTs are CSRF-checked
+ * is the queue, `GET /judgment/desk/records/:id` a record with its claim, renew, release and resolve forms. The same
+ * guards as the JSON API (canView, reviewerFrom, the ResolutionPolicy; all refuse by default); POSTs are CSRF-checked
  * (CsrfGuard); every error is a page with the envelope's code and message.
  */
 @Controller('judgment/desk')

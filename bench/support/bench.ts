@@ -7,7 +7,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Evidence, Judgment, JudgmentModule, Likelihood, Rating, judgmentEntities } from 'nestjs-judgment';
-import { DataSource } from 'typeorm';
+import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 
 /** The shared PostgreSQL (trust auth). */
@@ -38,11 +38,15 @@ export async function recreateDatabase(database: string): Promise<void> {
   await admin.destroy();
 }
 
-/** A Nest application context with JudgmentModule on `database` (already migrated), for AssessmentRecords. */
-export async function startRecordsApp(database: string): Promise<BenchApp> {
+/**
+ * A Nest application context with JudgmentModule on `database` (already migrated), for AssessmentRecords; `logger`
+ * sees every statement TypeORM sends (to EXPLAIN the exact SQL).
+ */
+export async function startRecordsApp(database: string, logger?: TypeOrmLogger): Promise<BenchApp> {
+  const logging = logger ? { logger, logging: ['query' as const] } : {};
   @Module({
     imports: [
-      TypeOrmModule.forRoot({ ...PG, database, entities: judgmentEntities, retryAttempts: 0 }),
+      TypeOrmModule.forRoot({ ...PG, database, entities: judgmentEntities, retryAttempts: 0, ...logging }),
       JudgmentModule.forRoot({ engine: 'mock', engines: { mock: { driver: 'mock' } }, log: false }),
     ],
   })

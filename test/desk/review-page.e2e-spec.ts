@@ -93,7 +93,7 @@ afterAll(async () => {
   await sim?.stop();
 });
 
-it('a reviewer opens the queue, claims, resolves and sees the case leave the queue; a second reviewer meets the claim', async () => {
+it('a reviewer opens the queue, pages it, claims, renews, resolves and sees the case leave the queue; a second reviewer meets the claim', async () => {
   const watch: Watch = { dialogs: [], foreign: [] };
   const alice = await reviewer('alice', watch);
   const bob = await reviewer('bob', watch);
@@ -106,9 +106,32 @@ it('a reviewer opens the queue, claims, resolves and sees the case leave the que
   expect(await seriousViolations(page)).toEqual([]);
   await page.screenshot({ path: screenshotPath('review-queue.png'), fullPage: true });
 
+  // Pages by the after cursor (the last id shown), never by OFFSET; the filter form keeps to the same queue.
+  await page.goto(`${base}/judgment/desk?limit=1`);
+  expect(await page.locator('tbody tr a').getAttribute('href')).toMatch(new RegExp(`/records/${hostileId}$`));
+  expect(await page.locator('a[rel=next]').getAttribute('href')).toBe(`/judgment/desk?limit=1&after=${hostileId}`);
+  await page.click('a[rel=next]');
+  expect(await page.locator('tbody tr a').getAttribute('href')).toMatch(new RegExp(`/records/${plainId}$`));
+  expect(await page.locator('a[rel=next]').count()).toBe(0);
+  await page.click('a[rel=first]');
+  expect(await page.locator('tbody tr').count()).toBe(1);
+  const byOffset = await page.goto(`${base}/judgment/desk?offset=40`); // not skipped in silence: refused
+  expect(byOffset!.status()).toBe(400);
+  await expect(page.locator('[role=alert]').innerText()).resolves.toContain('offset');
+  await page.goto(`${base}/judgment/desk`);
+  await page.selectOption('#claim', 'unclaimed');
+  await page.click('button:text-is("Filter")');
+  expect(new URL(page.url()).searchParams.get('claim')).toBe('unclaimed');
+  expect(await page.locator('tbody tr').count()).toBe(2);
+
   await page.click(`a[href$="/records/${plainId}"]`);
-  await page.click('button:has-text("Claim")');
-  await expect(page.locator('dd', { hasText: 'agent #alice until' }).count()).resolves.toBe(1);
+  expect(await page.locator('button:text-is("Renew claim")').count()).toBe(0); // nothing to renew yet
+  await page.click('button:text-is("Claim")');
+  const until = page.locator('dd', { hasText: 'agent #alice until' }).locator('time');
+  const claimedUntil = await until.getAttribute('datetime');
+  await page.waitForTimeout(20);
+  await page.click('button:text-is("Renew claim")');
+  expect(Date.parse((await until.getAttribute('datetime'))!)).toBeGreaterThan(Date.parse(claimedUntil!));
 
   await bob.page.goto(`${base}/judgment/desk/records/${plainId}`);
   await bob.page.click('button:has-text("Claim")');
@@ -116,6 +139,11 @@ it('a reviewer opens the queue, claims, resolves and sees the case leave the que
   expect(refused).toContain('409 conflict');
   expect(refused).toContain(`Record #${plainId} is claimed by agent #alice until`);
   expect(await bob.page.content()).not.toMatch(/at \w+ \(|\.ts:\d+/); // no stack trace
+  await bob.page.goto(`${base}/judgment/desk/records/${plainId}`);
+  await bob.page.click('button:text-is("Renew claim")'); // only the holder renews
+  await expect(bob.page.locator('[role=alert]').innerText()).resolves.toContain(
+    `Record #${plainId} is claimed by agent #alice until`,
+  );
 
   await page.selectOption('#resolution', 'approve');
   await page.click('button:has-text("Resolve")');

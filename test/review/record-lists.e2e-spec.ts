@@ -116,7 +116,7 @@ describe('the partial indexes', () => {
     );
     const names = indexes.map((index) => index.indexname);
     expect(names).toEqual(expect.arrayContaining(PARTIAL));
-    for (const unused of ['questions_fingerprint', 'cached_from', 'resolver', 'review']) {
+    for (const unused of ['questions_fingerprint', 'cached_from', 'resolver', 'review', 'awaiting_claim']) {
       expect(names).not.toContain(`judgment_assessments_${unused}_index`);
     }
     expect(indexes.find((index) => index.indexname === PARTIAL[0])?.indexdef).toMatch(
@@ -124,7 +124,7 @@ describe('the partial indexes', () => {
     );
   });
 
-  it('on SQLite the migrations make the same partial indexes, and the awaiting-Review page reads one', async () => {
+  it('on SQLite the migrations make the same partial indexes, and the awaiting-Review page, the claim filter and the deadline sweep read them', async () => {
     const sqlite = new DataSource({
       type: 'better-sqlite3',
       database: ':memory:',
@@ -146,12 +146,30 @@ describe('the partial indexes', () => {
       expect(plan.map((step) => step.detail).join('\n')).toContain(
         'judgment_assessments_awaiting_review_judgment_index',
       );
-      await sqlite.undoLastMigration();
-      const after: { name: string }[] = await sqlite.query(
-        `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'judgment_assessments'`,
-      );
-      expect(after.map((row) => row.name)).toContain('judgment_assessments_review_index');
-      expect(after.map((row) => row.name)).not.toContain(PARTIAL[0]);
+      const names = async () =>
+        (
+          (await sqlite.query(
+            `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'judgment_assessments'`,
+          )) as { name: string }[]
+        ).map((row) => row.name);
+      expect(await names()).not.toContain('judgment_assessments_awaiting_claim_index');
+      // The review desk's indexes survive the migrations run in one go, and its filters and sweep read them.
+      const reads = async (sql: string) =>
+        ((await sqlite.query(`EXPLAIN QUERY PLAN ${sql}`)) as { detail: string }[]).map((step) => step.detail).join();
+      await expect(
+        reads(`SELECT * FROM judgment_assessments WHERE review_requested_at IS NOT NULL AND resolved_at IS NULL
+          AND claim_holder_type = 'staff' AND claim_holder_id = 'me' AND claim_expires_at > 0 AND id > 0
+          ORDER BY id LIMIT 20`),
+      ).resolves.toContain('judgment_assessments_awaiting_holder_index');
+      await expect(
+        reads(`SELECT id FROM judgment_assessments WHERE review_deadline_at <= '2030-01-01' AND resolved_at IS NULL
+          ORDER BY review_deadline_at LIMIT 500`),
+      ).resolves.toContain('judgment_assessments_review_deadline_index');
+      await sqlite.undoLastMigration(); // ReviewDeskIndexes1765100000000
+      expect(await names()).toContain('judgment_assessments_awaiting_claim_index');
+      await sqlite.undoLastMigration(); // ReviewIndexes1764900000000
+      expect(await names()).toContain('judgment_assessments_review_index');
+      expect(await names()).not.toContain(PARTIAL[0]);
     } finally {
       await sqlite.destroy();
     }

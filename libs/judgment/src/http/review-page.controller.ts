@@ -24,7 +24,7 @@ import { CsrfGuard, csrfToken } from './csrf';
 import { JUDGMENT_HTTP_OPTIONS } from './judgment-http.module-definition';
 import type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
 import { recordDetail, recordSummary } from '../records/record.view';
-import { ListReviewsQuery, RecordIdParams, ReviewPageForm, ReviewPageResolveForm } from './review.dto';
+import { RecordIdParams, ReviewPageForm, ReviewPageResolveForm, ReviewQueueQuery } from './review.dto';
 import { ReviewPageExceptionFilter, reviewPageBase } from './review-page.filter';
 import { PAGE_HEADERS, queuePage, recordPage } from './review-page.html';
 import { requestReviewer } from './reviewer-from';
@@ -32,8 +32,8 @@ import { judgmentValidationPipe } from './validation';
 
 /**
  * The review page (`JudgmentHttpModule.forRoot({ ui: true })`): server-rendered HTML, no script. `GET /judgment/desk`
- * is the queue, `GET /judgment/desk/records/:id` a record with its claim, release and resolve forms. The same guards
- * as the JSON API (canView, reviewerFrom, the ResolutionPolicy; all refuse by default); POSTs are CSRF-checked
+ * is the queue, `GET /judgment/desk/records/:id` a record with its claim, renew, release and resolve forms. The same
+ * guards as the JSON API (canView, reviewerFrom, the ResolutionPolicy; all refuse by default); POSTs are CSRF-checked
  * (CsrfGuard); every error is a page with the envelope's code and message.
  */
 @Controller('judgment/desk')
@@ -49,24 +49,25 @@ export class JudgmentReviewPageController {
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
-  /** The queue: `?judgment=&claim=unclaimed|mine&offset=`. */
+  /** The queue: `?judgment=&claim=unclaimed|mine&after=`, paged by the last id of the previous page (no OFFSET). */
   @Get()
-  async queue(@Query() query: ListReviewsQuery, @Req() request: JudgmentHttpRequest, @Res() response: unknown) {
+  async queue(@Query() query: ReviewQueueQuery, @Req() request: JudgmentHttpRequest, @Res() response: unknown) {
     const records = await this.records.awaitingReview({
       judgment: query.judgment,
       ...(query.claim === 'unclaimed' ? { unclaimed: true } : {}),
       ...(query.claim === 'mine' ? { claimedBy: await requestReviewer(this.options, request) } : {}),
       limit: query.limit + 1,
-      offset: query.offset,
+      after: query.after,
     });
+    const page = records.slice(0, query.limit);
     const html = queuePage({
       base: reviewPageBase(request),
-      records: records.slice(0, query.limit).map(recordSummary),
+      records: page.map(recordSummary),
       judgment: query.judgment,
       claim: query.claim,
-      offset: query.offset,
+      after: query.after,
       limit: query.limit,
-      more: records.length > query.limit,
+      nextAfter: records.length > query.limit ? page[page.length - 1].id : null,
     });
     this.send(response, html);
   }
@@ -94,6 +95,19 @@ export class JudgmentReviewPageController {
     @Res() response: unknown,
   ) {
     await this.records.claim(params.id, await requestReviewer(this.options, request));
+    this.redirect(response, `${reviewPageBase(request)}/records/${params.id}`);
+  }
+
+  /** Extends the requesting reviewer's own claim by the default lease (someone else's claim is a conflict page). */
+  @Post('records/:id/renew')
+  @UseGuards(CsrfGuard)
+  async renew(
+    @Param() params: RecordIdParams,
+    @Body() _form: ReviewPageForm,
+    @Req() request: JudgmentHttpRequest,
+    @Res() response: unknown,
+  ) {
+    await this.records.renew(params.id, await requestReviewer(this.options, request));
     this.redirect(response, `${reviewPageBase(request)}/records/${params.id}`);
   }
 

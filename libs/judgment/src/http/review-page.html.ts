@@ -52,18 +52,21 @@ export interface QueueView {
   readonly records: readonly RecordSummary[];
   readonly judgment: string | undefined;
   readonly claim: 'unclaimed' | 'mine' | undefined;
-  readonly offset: number;
+  /** The cursor of this page (the last id of the previous one); undefined on the first page. */
+  readonly after: number | undefined;
   readonly limit: number;
-  readonly more: boolean;
+  /** The cursor of the next page, or null on the last one. */
+  readonly nextAfter: number | null;
 }
 
-/** The queue: records awaiting Review with their deadline and claim, a filter form and pagination. */
+/** The queue: records awaiting Review with their deadline and claim, a filter form and keyset pagination. */
 export function queuePage(view: QueueView): string {
-  const link = (offset: number) => {
+  const link = (after: number | null) => {
     const query = new URLSearchParams();
     if (view.judgment) query.set('judgment', view.judgment);
     if (view.claim) query.set('claim', view.claim);
-    query.set('offset', String(offset));
+    query.set('limit', String(view.limit));
+    if (after !== null) query.set('after', String(after));
     return `${view.base}?${query.toString()}`;
   };
   const option = (value: string, label: string) =>
@@ -88,8 +91,8 @@ export function queuePage(view: QueueView): string {
 <tbody>${rows}</tbody></table>`
     : '<p>No record awaits Review with these filters.</p>';
   const pages = [
-    view.offset > 0 ? `<a href="${e(link(Math.max(0, view.offset - view.limit)))}" rel="prev">Previous page</a>` : '',
-    view.more ? `<a href="${e(link(view.offset + view.limit))}" rel="next">Next page</a>` : '',
+    view.after !== undefined ? `<a href="${e(link(null))}" rel="first">First page</a>` : '',
+    view.nextAfter !== null ? `<a href="${e(link(view.nextAfter))}" rel="next">Next page</a>` : '',
   ].filter(Boolean);
   const body = `<form method="get" action="${e(view.base)}" aria-label="Filter the queue">
 <label for="judgment">Judgment</label> <input id="judgment" name="judgment" value="${e(view.judgment ?? '')}">
@@ -117,10 +120,13 @@ export function recordPage(view: RecordPageView): string {
   const action = (name: string) => `${view.base}/records/${record.id}/${name}`;
   const csrf = `<input type="hidden" name="_csrf" value="${e(view.csrf)}">`;
   const awaiting = record.state === 'awaiting_review';
+  // The holder's heartbeat and hand-back, while a claim is live (anyone else is refused with the conflict page).
+  const holderForms = `<form class="inline" method="post" action="${e(action('renew'))}">${csrf}<button type="submit">Renew claim</button></form>
+<form class="inline" method="post" action="${e(action('release'))}">${csrf}<button type="submit">Release</button></form>`;
   const forms = awaiting
     ? `<section aria-labelledby="act"><h2 id="act">Work this case</h2>
 <form class="inline" method="post" action="${e(action('claim'))}">${csrf}<button type="submit">Claim</button></form>
-<form class="inline" method="post" action="${e(action('release'))}">${csrf}<button type="submit">Release</button></form>
+${record.claim ? holderForms : ''}
 <form class="inline" method="post" action="${e(action('resolve'))}">${csrf}
 <label for="resolution">Resolution</label>
 <select id="resolution" name="resolution">${view.resolutions.map((o) => `<option value="${e(o)}">${e(o)}</option>`).join('')}</select>

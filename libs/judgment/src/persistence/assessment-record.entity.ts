@@ -10,7 +10,6 @@ import { AWAITING_REVIEW, DEADLINE_PENDING, UNASSESSED } from './record-indexes'
 @Index('judgment_assessments_unassessed_index', ['id'], { where: UNASSESSED })
 @Index('judgment_assessments_unassessed_judgment_index', ['judgment', 'id'], { where: UNASSESSED })
 @Index('judgment_assessments_audit_index', ['auditRequestedAt', 'auditedAt'])
-@Index('judgment_assessments_awaiting_claim_index', ['id', 'claimExpiresAt'], { where: AWAITING_REVIEW })
 @Index('judgment_assessments_awaiting_holder_index', ['claimHolderType', 'claimHolderId', 'id'], {
   where: AWAITING_REVIEW,
 })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type FindOptionsWhere, IsNull, MoreThan, Not, Raw } from 'typeorm';
+import { Between, type FindOptionsOrder, type FindOptionsWhere, IsNull, MoreThan, Not, Raw } from 'typeorm';
 import { type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
 import { InvalidRecordQuery } from '../errors';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
@@ -41,7 +41,7 @@ export class RecordQueries {
 
   /** Records in Review and not yet resolved (a partial index of those rows serves this list). */
   awaitingReview(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
-    return this.query({ reviewRequestedAt: Not(IsNull()), resolvedAt: IsNull() }, filter);
+    return this.query({ reviewRequestedAt: Not(IsNull()), resolvedAt: IsNull() }, filter, 'ASC', true);
   }
 
   /** Automatic Outcomes sampled for an audit and not yet audited (listed apart from Reviews). */
@@ -61,7 +61,7 @@ export class RecordQueries {
 
   /** Unassessed attempts (the Engine failed; a partial index of those rows serves this list). */
   unassessed(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
-    return this.query({ failureType: Not(IsNull()) }, filter);
+    return this.query({ failureType: Not(IsNull()) }, filter, 'ASC', true);
   }
 
   /** Every record of a Subject. */
@@ -98,12 +98,19 @@ export class RecordQueries {
     conditions: FindOptionsWhere<AssessmentRecord>,
     filter: RecordFilter,
     order: 'ASC' | 'DESC' = 'ASC',
+    /** The list has a partial (judgment, id) index (awaiting Review, Unassessed): a Judgment filter reads it. */
+    judgmentIndexed = false,
   ): Promise<AssessmentRecord[]> {
     const page = checkPage(filter);
     const where: FindOptionsWhere<AssessmentRecord> = { ...conditions };
     if (page.after !== undefined) where.id = MoreThan(page.after);
+    const byJudgment = judgmentIndexed && filter.judgment !== undefined;
     if (filter.judgment !== undefined) {
-      where.judgment = typeof filter.judgment === 'string' ? filter.judgment : judgmentName(filter.judgment);
+      const name = typeof filter.judgment === 'string' ? filter.judgment : judgmentName(filter.judgment);
+      // Read through the (judgment, id) index: as a range ordered by (judgment, id), which only that index yields in
+      // order. With `judgment = name` PostgreSQL may walk the whole list by id instead, as it assumes a Judgment's
+      // share of the table holds in the list too (a Judgment common in the table but rare in Review: 34-65 ms p50 in bench:review-desk).
+      where.judgment = byJudgment ? Between(name, name) : name;
     }
     if (filter.subject !== undefined) {
       const dataSource = this.rows.dataSource();
@@ -118,7 +125,8 @@ export class RecordQueries {
       where.subjectId = subject.id;
     }
     Object.assign(where, this.claimConditions(filter));
-    return this.rows.repository().find({ where, order: { id: order }, take: page.limit, skip: page.offset });
+    const sort: FindOptionsOrder<AssessmentRecord> = byJudgment ? { judgment: order, id: order } : { id: order };
+    return this.rows.repository().find({ where, order: sort, take: page.limit, skip: page.offset });
   }
 
   /** The claim filters: unclaimed (no lease, or one that ran out), or held by one reviewer now. */

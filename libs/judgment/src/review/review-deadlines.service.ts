@@ -22,7 +22,7 @@ export const DEADLINE_REVIEWER = Object.freeze({
 /** The sweep's default interval with the queue off. */
 const DEFAULT_SWEEP_INTERVAL = 60_000;
 /** How many due records one sweep reads at a time. */
-const SWEEP_BATCH = 500;
+export const SWEEP_BATCH = 500;
 
 /**
  * Review deadlines: a record that waits in Review past its Decision's `review.deadline` is resolved by the system with

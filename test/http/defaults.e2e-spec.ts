@@ -13,44 +13,17 @@ import { NestFactory, RouterModule } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
-  type Assessment,
   AssessmentRecords,
-  Decision,
-  Evidence,
   Judge,
-  Judgment,
   JudgmentModule,
   judgmentEntities,
   judgmentMigrations,
-  Likelihood,
   type ResolutionPolicy,
   type Reviewer,
 } from 'nestjs-judgment';
 import { JudgmentHttpModule, type JudgmentHttpOptions } from 'nestjs-judgment/http';
 import request from 'supertest';
-
-enum NoteOutcome {
-  Keep = 'keep',
-  Check = 'check',
-}
-
-@Decision({ outcomes: NoteOutcome, review: [NoteOutcome.Check] })
-class NoteDecision implements Decision<NoteCheck, NoteOutcome> {
-  decide(_assessment: Assessment<NoteCheck>): NoteOutcome {
-    return NoteOutcome.Check;
-  }
-}
-
-@Judgment({ name: 'note-check', decision: () => NoteDecision })
-class NoteCheck implements Judgment {
-  constructor(readonly note: string) {}
-  evidence() {
-    return { note: Evidence.untrusted(this.note) };
-  }
-  questions() {
-    return { rude: Likelihood.that('Is the note rude?') };
-  }
-}
+import { NoteCheck } from '../support/note-check';
 
 /** Sets `request.user` the way an authentication middleware would. */
 @Injectable()

@@ -6,40 +6,8 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import {
-  type Assessment,
-  AssessmentRecords,
-  Decision,
-  Evidence,
-  Judge,
-  Judgment,
-  JudgmentModule,
-  judgmentEntities,
-  judgmentMigrations,
-  Likelihood,
-} from 'nestjs-judgment';
-
-enum NoteOutcome {
-  Check = 'check',
-}
-
-@Decision({ outcomes: NoteOutcome, review: [NoteOutcome.Check] })
-class NoteDecision implements Decision<NoteCheck, NoteOutcome> {
-  decide(_assessment: Assessment<NoteCheck>): NoteOutcome {
-    return NoteOutcome.Check;
-  }
-}
-
-@Judgment({ name: 'time-zone-check', decision: () => NoteDecision })
-class NoteCheck implements Judgment {
-  constructor(readonly note: string) {}
-  evidence() {
-    return { note: Evidence.untrusted(this.note) };
-  }
-  questions() {
-    return { rude: Likelihood.that('Is the note rude?') };
-  }
-}
+import { AssessmentRecords, Judge, JudgmentModule, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
+import { NoteCheck } from '../support/note-check';
 
 async function main(database: string): Promise<void> {
   @Module({
@@ -73,7 +41,7 @@ async function main(database: string): Promise<void> {
     const assessment = await app.get(Judge).assess(new NoteCheck('You again?'));
     await assessment.outcome();
     const records = app.get(AssessmentRecords);
-    const [record] = await records.awaitingReview({ judgment: 'time-zone-check' });
+    const [record] = await records.awaitingReview({ judgment: 'note-check' });
     const pruned = await records.prune();
     const kept = (await records.find(record.id)) !== null;
     process.stdout.write(

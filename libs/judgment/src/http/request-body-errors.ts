@@ -13,14 +13,14 @@ interface BodyParserError {
 }
 
 /** A body the app's body parser refused (malformed, too large, unreadable): a 4xx error with a body-parser `type`. */
-export function isBodyParserError(error: unknown): error is BodyParserError {
+function isBodyParserError(error: unknown): error is BodyParserError {
   if (typeof error !== 'object' || error === null) return false;
   const { type, status } = error as { type?: unknown; status?: unknown };
   return typeof type === 'string' && typeof status === 'number' && status >= 400 && status < 500;
 }
 
 /** The refusal a body-parser error becomes in the envelope: what was wrong with the body and what to send instead. */
-export function bodyRefusal(error: BodyParserError): HttpException {
+function bodyRefusal(error: BodyParserError): HttpException {
   const detail = error.message.length > 200 ? `${error.message.slice(0, 200)}…` : error.message;
   if (error.type === 'entity.parse.failed') {
     return new HttpException(

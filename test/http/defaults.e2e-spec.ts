@@ -1,5 +1,6 @@
 // JudgmentHttpModule refuses by default: without canView nobody reads, without a reviewer or a ResolutionPolicy
-// nobody resolves. SQLite in memory and the mock Engine: these rules need no services.
+// nobody resolves; mounted under a prefix, its envelope covers its own path and nothing else. SQLite in memory and the
+// mock Engine: these rules need no services.
 import {
   type INestApplication,
   Injectable,
@@ -8,48 +9,21 @@ import {
   type NestMiddleware,
   type NestModule,
 } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { NestFactory, RouterModule } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
-  type Assessment,
   AssessmentRecords,
-  Decision,
-  Evidence,
   Judge,
-  Judgment,
   JudgmentModule,
   judgmentEntities,
   judgmentMigrations,
-  Likelihood,
   type ResolutionPolicy,
   type Reviewer,
 } from 'nestjs-judgment';
 import { JudgmentHttpModule, type JudgmentHttpOptions } from 'nestjs-judgment/http';
 import request from 'supertest';
-
-enum NoteOutcome {
-  Keep = 'keep',
-  Check = 'check',
-}
-
-@Decision({ outcomes: NoteOutcome, review: [NoteOutcome.Check] })
-class NoteDecision implements Decision<NoteCheck, NoteOutcome> {
-  decide(_assessment: Assessment<NoteCheck>): NoteOutcome {
-    return NoteOutcome.Check;
-  }
-}
-
-@Judgment({ name: 'note-check', decision: () => NoteDecision })
-class NoteCheck implements Judgment {
-  constructor(readonly note: string) {}
-  evidence() {
-    return { note: Evidence.untrusted(this.note) };
-  }
-  questions() {
-    return { rude: Likelihood.that('Is the note rude?') };
-  }
-}
+import { NoteCheck } from '../support/note-check';
 
 /** Sets `request.user` the way an authentication middleware would. */
 @Injectable()
@@ -70,10 +44,17 @@ class RecordingPolicy implements ResolutionPolicy {
   }
 }
 
+/** Where the app mounts the adapter: a global prefix and a RouterModule path. */
+interface Mount {
+  readonly globalPrefix: string;
+  readonly routerPath: string;
+}
+
 async function startApp(
   http: JudgmentHttpOptions,
   authenticated = false,
   resolutionPolicy?: typeof RecordingPolicy,
+  mount?: Mount,
 ): Promise<INestApplication> {
   @Module({
     imports: [
@@ -88,6 +69,7 @@ async function startApp(
       JudgmentModule.forRoot({ engine: 'mock', engines: { mock: { driver: 'mock' } }, log: false, resolutionPolicy }),
       JudgmentModule.forFeature([NoteCheck]),
       JudgmentHttpModule.forRoot(http),
+      ...(mount ? [RouterModule.register([{ path: mount.routerPath, module: JudgmentHttpModule }])] : []),
     ],
   })
   class AppModule implements NestModule {
@@ -96,6 +78,7 @@ async function startApp(
     }
   }
   const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
+  if (mount) app.setGlobalPrefix(mount.globalPrefix);
   await app.init();
   return app;
 }
@@ -113,8 +96,13 @@ afterAll(async () => {
   for (const app of opened) await app.close();
 });
 
-async function app(http: JudgmentHttpOptions, authenticated = false, resolutionPolicy?: typeof RecordingPolicy) {
-  const started = await startApp(http, authenticated, resolutionPolicy);
+async function app(
+  http: JudgmentHttpOptions,
+  authenticated = false,
+  resolutionPolicy?: typeof RecordingPolicy,
+  mount?: Mount,
+) {
+  const started = await startApp(http, authenticated, resolutionPolicy, mount);
   opened.push(started);
   return { started, server: started.getHttpServer(), record: await recordInReview(started) };
 }
@@ -148,4 +136,34 @@ it('without a ResolutionPolicy every resolve is forbidden, and the record stays 
   const { body } = await request(server).post(`/judgment/records/${record}/resolve`).send({ resolution: 'keep' });
   expect(body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('no ResolutionPolicy') });
   expect((await started.get(AssessmentRecords).find(record))!.isAwaitingReview()).toBe(true);
+});
+
+it("under a global prefix and a RouterModule path, the envelope covers the adapter's path and nothing else", async () => {
+  const { server, record } = await app({ canView: () => true }, true, RecordingPolicy, {
+    globalPrefix: 'api',
+    routerPath: 'admin',
+  });
+  const base = '/api/admin/judgment';
+  await request(server).get(`${base}/records/${record}`).expect(200);
+  const malformed = await request(server)
+    .post(`${base}/records/${record}/resolve`)
+    .set('content-type', 'application/json')
+    .send('{"resolution":');
+  expect(malformed.status).toBe(400);
+  expect(malformed.body.error).toMatchObject({ code: 'validation_error', message: expect.stringContaining('JSON') });
+  const unknown = await request(server).delete(`${base}/records/${record}`).expect(404);
+  expect(unknown.body.error).toMatchObject({ code: 'not_found' });
+  // Outside the adapter's path, the app's own answers: Nest's defaults under the prefix, Express's outside it.
+  for (const path of ['/api/elsewhere', '/api/judgment/reviews']) {
+    const { body } = await request(server).get(path).expect(404);
+    expect(body).toMatchObject({ statusCode: 404 });
+  }
+  const outside = await request(server).get('/judgment/reviews').expect(404);
+  expect(outside.type).toBe('text/html');
+  const elsewhere = await request(server)
+    .post('/api/judgment/records/1/resolve')
+    .set('content-type', 'application/json')
+    .send('{"resolution":');
+  expect(elsewhere.status).toBe(400);
+  expect(elsewhere.body).toMatchObject({ statusCode: 400 });
 });

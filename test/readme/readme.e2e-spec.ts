@@ -457,6 +457,9 @@ describe('the README examples written for PostgreSQL and Redis', () => {
   });
 
   it('queue.module and worker.ts: the API dispatches, the worker assesses and decides', async () => {
+    // queue.module synchronizes (development only): a fresh database, not the one the migrations above made, whose
+    // timestamptz columns synchronize would try to recreate (README: on PostgreSQL use the migrations).
+    await recreateDatabase(DATABASE);
     const { QueuedAppModule } = await import('./queue.module');
     const { startWorker } = await import('./worker');
     const { RefundRequests } = await import('./refund-requests.service');

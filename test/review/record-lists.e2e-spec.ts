@@ -167,6 +167,7 @@ describe('the partial indexes', () => {
       ).resolves.toContain('judgment_assessments_review_deadline_index');
       await sqlite.undoLastMigration(); // ReviewDeskIndexes1765100000000
       expect(await names()).toContain('judgment_assessments_awaiting_claim_index');
+      await sqlite.undoLastMigration(); // Timestamptz1765000000000 (changes nothing on SQLite)
       await sqlite.undoLastMigration(); // ReviewIndexes1764900000000
       expect(await names()).toContain('judgment_assessments_review_index');
       expect(await names()).not.toContain(PARTIAL[0]);

@@ -32,6 +32,7 @@ import type { DataSource } from 'typeorm';
 import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
 import { RecordWriter } from './persistence/record.writer';
+import { declareTimeZones } from './persistence/time-columns';
 import { AuditSampler } from './recording/audit.sampler';
 import { CalibrationGuard } from './recording/calibration.guard';
 import { Recorder } from './recording/recorder';
@@ -151,7 +152,7 @@ function dataSourceProvider(name: string | false | undefined): Provider {
   if (name === false) return { provide: JUDGMENT_DATA_SOURCE, useValue: null };
   return {
     provide: JUDGMENT_DATA_SOURCE,
-    useFactory: (dataSource?: DataSource) => dataSource ?? null,
+    useFactory: (dataSource?: DataSource) => (dataSource ? declareTimeZones(dataSource) : null),
     inject: [{ token: getDataSourceToken(name), optional: true }],
   };
 }

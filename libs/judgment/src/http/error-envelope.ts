@@ -1,4 +1,4 @@
-import { HttpException, HttpStatus } from '@nestjs/common';
+import { HttpException, HttpStatus, Logger } from '@nestjs/common';
 import {
   EngineBudgetExhausted,
   EngineFailed,
@@ -100,6 +100,23 @@ export function errorEnvelope(exception: unknown): { status: number; body: Judgm
     });
   }
   return reply(500, 'internal_error', INTERNAL_ERROR_MESSAGE);
+}
+
+const logger = new Logger('JudgmentHttp');
+
+/**
+ * The one way the adapter answers an error (the JSON filter, the review page's filter, unreadable bodies): the status
+ * and envelope of `errorEnvelope`, with an unexpected error's detail written to the log, never to the client.
+ */
+export function answerError(exception: unknown): { status: number; body: JudgmentErrorEnvelope } {
+  const answer = errorEnvelope(exception);
+  if (answer.status >= 500 && answer.body.error.code === 'internal_error') {
+    logger.error(
+      exception instanceof Error ? `${exception.name}: ${exception.message}` : String(exception),
+      exception instanceof Error ? exception.stack : undefined,
+    );
+  }
+  return answer;
 }
 
 /** An HttpException's message; ValidationPipe-style bodies carry a list of messages, joined here. */

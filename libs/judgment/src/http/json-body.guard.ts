@@ -12,9 +12,10 @@ import type { JudgmentHttpRequest } from './judgment-http.options';
 export const MAX_BODY_DEPTH = 16;
 
 /**
- * Lets a request with a body through only as JSON: a form post (which a cross-site page can send with the reviewer's
- * cookies) is refused with 415, a body nested deeper than MAX_BODY_DEPTH or holding a `__proto__` key with 400 —
- * before any DTO transformation could recurse through it.
+ * Lets a POST of the JSON API through only when it declares JSON: a form post or a post without a Content-Type (which
+ * a cross-site page can send with the reviewer's cookies, without a CORS preflight) is refused with 415, a body
+ * nested deeper than MAX_BODY_DEPTH or holding a `__proto__` key with 400 — before any DTO transformation could
+ * recurse through it.
  */
 @Injectable()
 export class JsonBodyGuard implements CanActivate {

@@ -1,6 +1,6 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { errorEnvelope } from './error-envelope';
+import { answerError } from './error-envelope';
 
 /**
  * Answers every error of the controllers it is applied to with one envelope:
@@ -11,18 +11,10 @@ import { errorEnvelope } from './error-envelope';
 @Catch()
 @Injectable()
 export class JudgmentHttpExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('JudgmentHttp');
-
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const { status, body } = errorEnvelope(exception);
-    if (status >= 500 && body.error.code === 'internal_error') {
-      this.logger.error(
-        exception instanceof Error ? `${exception.name}: ${exception.message}` : String(exception),
-        exception instanceof Error ? exception.stack : undefined,
-      );
-    }
+    const { status, body } = answerError(exception);
     this.adapterHost.httpAdapter.reply(host.switchToHttp().getResponse(), body, status);
   }
 }

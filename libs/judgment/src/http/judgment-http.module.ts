@@ -13,6 +13,8 @@ import { CsrfGuard } from './csrf';
 import { ReviewPageExceptionFilter } from './review-page.filter';
 import { JudgmentReviewsController } from './judgment-reviews.controller';
 import { JudgmentAuditsController } from './judgment-audits.controller';
+import { RequestBodyErrors } from './request-body-errors';
+import { JudgmentUnknownRouteController } from './unknown-route.controller';
 
 /**
  * The optional Review HTTP adapter, for an admin UI: `GET /judgment/reviews`, `GET /judgment/records/:id`,
@@ -21,27 +23,32 @@ import { JudgmentAuditsController } from './judgment-audits.controller';
  * `JudgmentHttpModule.forRoot({ canView, reviewerFrom })` (or `forRootAsync` to inject services). Both options
  * default to refusing. Prefix its routes with Nest's RouterModule or a global prefix. `ui: true` adds the review
  * page at `/judgment/desk` (claims, release, resolve; `POST /judgment/records/:id/claim|renew|release` in JSON).
+ * Every other request under `/judgment`, and a body the app's parser refuses there, is answered in the envelope.
  */
 @Module({
   controllers: [JudgmentReviewsController, JudgmentAuditsController],
-  providers: [CanViewRecordsGuard, JsonBodyGuard, JudgmentHttpExceptionFilter],
+  providers: [CanViewRecordsGuard, JsonBodyGuard, JudgmentHttpExceptionFilter, RequestBodyErrors],
 })
 export class JudgmentHttpModule extends JudgmentHttpConfigurableModule {
   static forRoot(options: typeof JUDGMENT_HTTP_OPTIONS_TYPE): DynamicModule {
-    return withPage(super.forRoot(options), options);
+    return withRoutes(super.forRoot(options), options);
   }
 
   static forRootAsync(options: typeof JUDGMENT_HTTP_ASYNC_OPTIONS_TYPE): DynamicModule {
-    return withPage(super.forRootAsync(options), options);
+    return withRoutes(super.forRootAsync(options), options);
   }
 }
 
-/** Mounts the review page when `ui` is true. */
-function withPage(definition: DynamicModule, extras: JudgmentHttpExtras): DynamicModule {
-  if (extras.ui !== true) return definition;
+/** Mounts the review page when `ui` is true, then the unknown-route controller: last, so it takes only what is left. */
+function withRoutes(definition: DynamicModule, extras: JudgmentHttpExtras): DynamicModule {
+  const page = extras.ui === true;
   return {
     ...definition,
-    controllers: [...(definition.controllers ?? []), JudgmentReviewPageController],
-    providers: [...(definition.providers ?? []), CsrfGuard, ReviewPageExceptionFilter],
+    controllers: [
+      ...(definition.controllers ?? []),
+      ...(page ? [JudgmentReviewPageController] : []),
+      JudgmentUnknownRouteController,
+    ],
+    providers: [...(definition.providers ?? []), ...(page ? [CsrfGuard, ReviewPageExceptionFilter] : [])],
   };
 }

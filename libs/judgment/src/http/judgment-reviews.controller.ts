@@ -80,7 +80,7 @@ export class JudgmentReviewsController {
   /** `POST /judgment/records/:id/claim` with `{ "ttl": "15m" }` (optional) — 409 `conflict` while another holds it. */
   @Post('records/:id/claim')
   @HttpCode(200)
-  @UseGuards(CanViewRecordsGuard)
+  @UseGuards(CanViewRecordsGuard, JsonBodyGuard)
   async claim(
     @Param() params: RecordIdParams,
     @Body() body: ClaimReviewDto,
@@ -93,7 +93,7 @@ export class JudgmentReviewsController {
   /** `POST /judgment/records/:id/renew` with `{ "ttl": "15m" }` (optional) — the holder's heartbeat. */
   @Post('records/:id/renew')
   @HttpCode(200)
-  @UseGuards(CanViewRecordsGuard)
+  @UseGuards(CanViewRecordsGuard, JsonBodyGuard)
   async renew(
     @Param() params: RecordIdParams,
     @Body() body: ClaimReviewDto,
@@ -103,10 +103,10 @@ export class JudgmentReviewsController {
     return recordDetail(await this.records.renew(params.id, reviewer, { ttl: body.ttl }));
   }
 
-  /** `POST /judgment/records/:id/release` — frees the holder's claim. */
+  /** `POST /judgment/records/:id/release` (JSON, e.g. `{}`) — frees the holder's claim. */
   @Post('records/:id/release')
   @HttpCode(200)
-  @UseGuards(CanViewRecordsGuard)
+  @UseGuards(CanViewRecordsGuard, JsonBodyGuard)
   async release(@Param() params: RecordIdParams, @Req() request: JudgmentHttpRequest): Promise<RecordDetail> {
     const reviewer = await requestReviewer(this.options, request);
     return recordDetail(await this.records.release(params.id, reviewer));

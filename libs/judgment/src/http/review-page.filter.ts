@@ -1,24 +1,16 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { errorEnvelope } from './error-envelope';
+import { answerError } from './error-envelope';
 import { PAGE_HEADERS, errorPage } from './review-page.html';
 
 /** The review page's errors as a page: the envelope's status, code and message; the detail of a 500 only in the log. */
 @Catch()
 @Injectable()
 export class ReviewPageExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('JudgmentHttp');
-
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const { status, body } = errorEnvelope(exception);
-    if (status >= 500 && body.error.code === 'internal_error') {
-      this.logger.error(
-        exception instanceof Error ? `${exception.name}: ${exception.message}` : String(exception),
-        exception instanceof Error ? exception.stack : undefined,
-      );
-    }
+    const { status, body } = answerError(exception);
     const adapter = this.adapterHost.httpAdapter;
     const response = host.switchToHttp().getResponse();
     for (const [name, value] of Object.entries(PAGE_HEADERS)) adapter.setHeader(response, name, value);

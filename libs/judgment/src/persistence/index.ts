@@ -4,6 +4,7 @@ import { CalibrationColumns1764500000000 } from './migrations/1764500000000-cali
 import { ReviewClaims1764600000000 } from './migrations/1764600000000-review-claims';
 import { DecisionTrace1764800000000 } from './migrations/1764800000000-decision-trace';
 import { ReviewIndexes1764900000000 } from './migrations/1764900000000-review-indexes';
+import { Timestamptz1765000000000 } from './migrations/1765000000000-timestamptz';
 import { ReviewDeskIndexes1765100000000 } from './migrations/1765100000000-review-desk-indexes';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
@@ -15,5 +16,6 @@ export const judgmentMigrations = [
   ReviewClaims1764600000000,
   DecisionTrace1764800000000,
   ReviewIndexes1764900000000,
+  Timestamptz1765000000000,
   ReviewDeskIndexes1765100000000,
 ];

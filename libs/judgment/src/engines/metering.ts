@@ -1,7 +1,12 @@
 import type { Provenance } from '../assessment/provenance';
-import { EngineBudgetExhausted, EngineFailed } from '../errors';
+import { EngineBudgetExhausted, EngineCallInterrupted, EngineFailed } from '../errors';
 import type { Question } from '../questions/question';
 import type { Engine, EngineRequest, EngineResponse } from './engine.interface';
+
+/** Whether an Engine call's error may carry the usage of 2xx answers it was paid for (`error.usage`), to be metered. */
+export function carriesUsage(error: unknown): error is EngineFailed | EngineCallInterrupted {
+  return error instanceof EngineFailed || error instanceof EngineCallInterrupted;
+}
 
 /** Input tokens spent per connection in this process, and the model that answered last. */
 export class UsageMeter {
@@ -81,7 +86,7 @@ export class MeteredEngine implements Engine {
       return response;
     } catch (error) {
       // A rejected 2xx answer (or an answered part of a failed round) was paid for: it counts against the budget too.
-      if (error instanceof EngineFailed && error.usage) {
+      if (carriesUsage(error) && error.usage) {
         this.meter.spend(this.connection, error.usage);
         this.lastSpend = this.meter.usage(this.connection) - before;
       }

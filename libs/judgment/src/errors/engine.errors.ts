@@ -65,7 +65,10 @@ export class EngineBudgetExhausted extends EngineFailed {}
  * The app began shutting down while an Engine request waited to be retried (after a 429/529): the wait was cancelled
  * and nothing more was sent or recorded. Not an Engine failure: a queued job is left for another worker.
  */
-export class EngineCallInterrupted extends JudgmentError {}
+export class EngineCallInterrupted extends JudgmentError {
+  /** Token counts of the round's Questions answered before the wait was cancelled (paid for), to be metered. */
+  usage: Readonly<Record<string, number>> | null = null;
+}
 
 /** A connection or driver is missing or misconfigured. A configuration error, not a failed attempt. */
 export class EngineNotConfigured extends JudgmentError {}

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import {
   EngineBudgetExhausted,
+  EngineCallInterrupted,
   EngineFailed,
   EngineRateLimitDeferred,
   EngineRejectedRequest,
@@ -236,6 +237,28 @@ describe('budget honesty', () => {
     const other: [string, Question] = ['other', Likelihood.that('Is it urgent?')];
     await expect(metered.answer(ask([flagged(), other]))).rejects.toBeInstanceOf(EngineFailed);
     await server.close();
+    expect(meter.usage('openai')).toBe(70);
+  });
+  it('the answered part of a round the shutdown interrupts is metered: it was paid for', async () => {
+    const responses: Array<[number, Record<string, string>, string]> = [
+      [200, {}, completion({ usage: { prompt_tokens: 70, completion_tokens: 1 } })],
+      [429, { 'retry-after': '25' }, '{"error":{"message":"Rate limit reached"}}'],
+    ];
+    const server = await serve((_req, res) => {
+      const [status, headers, body] = responses.shift() ?? [500, {}, '{}'];
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(body);
+    });
+    const shutdown = new AbortController();
+    const meter = new UsageMeter();
+    const driver = openai(server.url, { maxConcurrency: 1, retries: 3 }, shutdown.signal);
+    const other: [string, Question] = ['other', Likelihood.that('Is it urgent?')];
+    const pending = rejection(new MeteredEngine('openai', driver, null, meter).answer(ask([flagged(), other])));
+    while (server.requests() < 2) await new Promise((wake) => setTimeout(wake, 10));
+    shutdown.abort();
+    expect(await pending).toBeInstanceOf(EngineCallInterrupted);
+    await server.close();
+    expect(server.requests()).toBe(2);
     expect(meter.usage('openai')).toBe(70);
   });
 });

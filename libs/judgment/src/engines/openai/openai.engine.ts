@@ -1,7 +1,6 @@
 import { inspect } from 'node:util';
 import { Provenance } from '../../assessment/provenance';
 import {
-  EngineFailed,
   EngineNotConfigured,
   EngineRateLimitDeferred,
   EngineRejectedRequest,
@@ -13,6 +12,7 @@ import { connectionNumber, type HttpConnectionSettings, httpConnectionSettings }
 import type { Engine, EngineAnswer, EngineRequest, EngineResponse } from '../engine.interface';
 import { EngineHttpClient } from '../http/engine-http.client';
 import { redact, shorten } from '../http/foreign-json';
+import { carriesUsage } from '../metering';
 import type { Sleep } from '../http/request-limits';
 import { statusError, type ResponseOrigin } from '../jev/jev.errors';
 import { withLimitMode } from '../limits/limit-context';
@@ -192,7 +192,7 @@ export class OpenAiEngine implements Engine {
     const paid: TokenUsage[] = [];
     const readings = await this.readAll(asked, request, paid).catch((error: unknown) => {
       // Every 2xx answer of the round was paid for, whichever Question failed: its usage goes with the error.
-      if (error instanceof EngineFailed && paid.length > 0) error.usage = sumUsage(paid);
+      if (carriesUsage(error) && paid.length > 0) error.usage = sumUsage(paid);
       throw error;
     });
     const answers: Record<string, EngineAnswer> = {};

@@ -21,10 +21,11 @@ import {
   ReviewRequested,
   judgmentEntities,
 } from 'nestjs-judgment';
+import { PG, recreateDatabase } from '../support/postgres';
 import { REDIS } from '../support/redis';
 
 /** The suite's own database and Redis prefix (the branch name in both: suites run side by side). */
-export const DATABASE = 'judgment_calib_production';
+const DATABASE = 'judgment_calib_production';
 export const PREFIX = 'calib-production';
 export const CALIBRATED_MODEL = 'jev-1.13.0';
 export const RELEASED_MODEL = 'jev-1.14.0';
@@ -110,11 +111,7 @@ export class WarningLog implements LoggerService {
 
 /** Drops and recreates the suite's database with the package's tables (its migrations, as an app runs them). */
 export async function freshDatabase(): Promise<void> {
-  const admin = new DataSource({ type: 'postgres', host: '127.0.0.1', username: 'postgres', database: 'postgres' });
-  await admin.initialize();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  await admin.destroy();
+  await recreateDatabase(DATABASE);
   const { judgmentMigrations } = await import('nestjs-judgment');
   const schema = new DataSource({ ...postgres(), migrations: judgmentMigrations });
   await schema.initialize();
@@ -122,14 +119,9 @@ export async function freshDatabase(): Promise<void> {
   await schema.destroy();
 }
 
-function postgres() {
-  return {
-    type: 'postgres' as const,
-    host: '127.0.0.1',
-    username: 'postgres',
-    database: DATABASE,
-    entities: judgmentEntities,
-  };
+/** TypeORM settings of the suite's database. */
+export function postgres() {
+  return { ...PG, database: DATABASE, entities: judgmentEntities };
 }
 
 export interface ProductionAppSettings {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { launchChromium, screenshotPath } from '../support/browser';
+import { PG, databaseUrl, recreateDatabase } from '../support/postgres';
 import { AssessmentRecord, CalibrationLock, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
 
 const ROOT = join(__dirname, '..', '..');
@@ -25,7 +26,7 @@ function cli(args: string[]): Promise<Run> {
       ['-r', './scripts/register.js', 'apps/support-desk/src/cli.ts', ...args],
       {
         cwd: ROOT,
-        env: { PATH: process.env.PATH, DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DATABASE}` },
+        env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl(DATABASE) },
         maxBuffer: 64 * 1024 * 1024,
       },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
@@ -35,13 +36,7 @@ function cli(args: string[]): Promise<Run> {
 
 const dir = mkdtempSync(join(tmpdir(), 'calib-cli-'));
 
-beforeAll(async () => {
-  const admin = new DataSource({ type: 'postgres', host: '127.0.0.1', username: 'postgres', database: 'postgres' });
-  await admin.initialize();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  await admin.destroy();
-});
+beforeAll(() => recreateDatabase(DATABASE));
 
 describe('judgment eval --suggest', () => {
   it('suggests certified thresholds from one run, names the method, and gives the next version', async () => {
@@ -181,9 +176,7 @@ describe('judgment audit', () => {
     const locked = CalibrationLock.read(join(ROOT, 'apps/support-desk/judgment.lock.json'));
     const identity = locked.entry('refund-abuse', 'RefundDecision', '2')!.identities[0];
     const db = await new DataSource({
-      type: 'postgres',
-      host: '127.0.0.1',
-      username: 'postgres',
+      ...PG,
       database: DATABASE,
       entities: judgmentEntities,
       migrations: judgmentMigrations,

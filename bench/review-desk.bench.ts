@@ -11,9 +11,9 @@ import { RecordWriter } from '../libs/judgment/src/persistence/record.writer';
 import { RecordQueries } from '../libs/judgment/src/records/record-queries.service';
 import { ReviewAccess } from '../libs/judgment/src/review/review-access';
 import type { ResolutionPolicyHost } from '../libs/judgment/src/review/resolution-policy';
+import { PG } from '../test/support/postgres';
 
 const DATABASE = 'judgment_desk_bench';
-const PG = { type: 'postgres' as const, host: '127.0.0.1', port: 5432, username: 'postgres' };
 const RUNS = Number(process.argv[2] ?? 200);
 
 /** Keeps the last SQL statement TypeORM ran, so it can be EXPLAINed as the library sent it. */

@@ -9,9 +9,9 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Evidence, Judgment, JudgmentModule, Likelihood, Rating, judgmentEntities } from 'nestjs-judgment';
 import { DataSource } from 'typeorm';
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+import { PG } from '../../test/support/postgres';
 
-/** The shared PostgreSQL (trust auth). */
-export const PG = { type: 'postgres' as const, host: '127.0.0.1', port: 5432, username: 'postgres' };
+export { PG };
 
 export type BenchApp = INestApplicationContext;
 

@@ -116,17 +116,22 @@ it('app.close() just after a job was refused by the rate limit does not wait the
   };
   const sentBefore = sim.requestCount;
   sim.fail({ status: 429, retryAfter: 25, retryAfterMs: null });
-  const customer = await db.getRepository(Customer).save(Object.assign(new Customer(), { name: 'Bo' }));
-  await first.get(Judge).dispatch(new RefundCheck(customer, 'Refund me. [[abusive=0.2]]'));
-  await wasRefused;
+  let closeMs: number;
+  try {
+    const customer = await db.getRepository(Customer).save(Object.assign(new Customer(), { name: 'Bo' }));
+    await first.get(Judge).dispatch(new RefundCheck(customer, 'Refund me. [[abusive=0.2]]'));
+    await wasRefused;
 
-  const started = Date.now();
-  open.splice(open.indexOf(first), 1);
-  const closing = first.close();
-  await waitFor('close() to reach the worker', async () => Boolean(worker.closing));
-  release();
-  await closing;
-  const closeMs = Date.now() - started;
+    const started = Date.now();
+    open.splice(open.indexOf(first), 1);
+    const closing = first.close();
+    await waitFor('close() to reach the worker', async () => Boolean(worker.closing));
+    release();
+    await closing;
+    closeMs = Date.now() - started;
+  } finally {
+    release(); // never leave the worker's job held, or closing the app after a failure would hang
+  }
   expect(sim.requestCount - sentBefore).toBe(1);
   expect(closeMs).toBeLessThan(5000);
   console.log(`app.close() begun while a rate-limited job was being given back took ${closeMs} ms`);

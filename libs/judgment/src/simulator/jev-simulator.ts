@@ -4,15 +4,10 @@
  * Built on `node:http` only, to stay fast enough for benchmarks.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  createServer,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answerAll, type NormalQuestion } from './simulated-answers';
+import { simulatorServer } from './simulator-server';
 import type {
   Fault,
   JevSimulatorOptions,
@@ -221,8 +216,7 @@ export class JevSimulator {
   /** Listen (port 0 = any free port) and resolve with the base URL. */
   start(port = 0, host = '127.0.0.1'): Promise<string> {
     if (this.server) return Promise.reject(new Error('JevSimulator already started'));
-    const server = createServer((req, res) => this.receive(req, res));
-    server.keepAliveTimeout = 30_000;
+    const server = simulatorServer((req, res) => this.receive(req, res));
     this.server = server;
     return new Promise<string>((resolve, reject) => {
       const onError = (err: Error) => {

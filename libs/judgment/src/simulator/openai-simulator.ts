@@ -5,16 +5,11 @@
  * `{ error: { message, type, param, code } }` bodies. Answers come from a simulated model (openai-answers.ts).
  */
 import { randomBytes } from 'node:crypto';
-import {
-  createServer,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { firstTokenLogprobs, type OpenAiBehaviour } from './openai-answers';
 import { fnv1a } from './simulated-answers';
+import { simulatorServer } from './simulator-server';
 import type { LoggedRequest } from './simulator.types';
 
 export const DEFAULT_OPENAI_MODEL = 'sim-4o-2026-09-17';
@@ -150,7 +145,7 @@ export class OpenAiSimulator {
 
   start(port = 0, host = '127.0.0.1'): Promise<string> {
     if (this.server) return Promise.reject(new Error('OpenAiSimulator already started'));
-    const server = createServer((req, res) => this.receive(req, res));
+    const server = simulatorServer((req, res) => this.receive(req, res));
     this.server = server;
     return new Promise<string>((resolve, reject) => {
       server.once('error', (error) => {

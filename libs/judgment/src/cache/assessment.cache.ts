@@ -118,7 +118,8 @@ export class MemoryStore implements Store {
   private readonly entries: LRUCache<string, { value: unknown }>;
 
   constructor(capacity: number = MEMORY_CACHE_ENTRIES) {
-    this.entries = new LRUCache({ max: capacity });
+    // Expiry on the wall clock (Date.now, read on every check), as the records' timestamps: not performance.now().
+    this.entries = new LRUCache({ max: capacity, perf: Date, ttlResolution: 0 });
   }
 
   /** How many entries are held. */

@@ -141,8 +141,12 @@ function freePort() {
   });
 }
 
+// The servers the repo's suites use: JUDGMENT_TEST_PG_PORT and JUDGMENT_TEST_REDIS_PORT, as in test/support.
+const PG_PORT = Number(process.env.JUDGMENT_TEST_PG_PORT || 5432);
+const REDIS_PORT = Number(process.env.JUDGMENT_TEST_REDIS_PORT || 6379);
+
 async function withPostgres(database, work) {
-  const client = new Client({ host: '127.0.0.1', port: 5432, user: 'postgres', database });
+  const client = new Client({ host: '127.0.0.1', port: PG_PORT, user: 'postgres', database });
   await client.connect();
   try {
     return await work(client);
@@ -159,7 +163,7 @@ async function recreateDatabase(database) {
 }
 
 async function clearPrefix(prefix) {
-  const redis = new IORedis({ host: '127.0.0.1', port: 6379, lazyConnect: true });
+  const redis = new IORedis({ host: '127.0.0.1', port: REDIS_PORT, lazyConnect: true });
   await redis.connect();
   try {
     let cursor = '0';
@@ -206,8 +210,8 @@ async function runApp(dir, flavour) {
     await simulator.waitFor('simulator ready', (line) => line.includes(`listening on ${url}`));
     const env = {
       ...process.env,
-      DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${database}`,
-      REDIS_URL: 'redis://127.0.0.1:6379',
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${PG_PORT}/${database}`,
+      REDIS_URL: `redis://127.0.0.1:${REDIS_PORT}`,
       REDIS_PREFIX: prefix,
       TYPESAFE_BASE_URL: url,
       JUDGMENT_LOG: 'false',

@@ -7,11 +7,11 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Evidence, Judgment, JudgmentModule, Likelihood, Rating, judgmentEntities } from 'nestjs-judgment';
-import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
+import type { Logger as TypeOrmLogger } from 'typeorm';
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+import { PG, recreateDatabase } from '../../test/support/postgres';
 
-/** The shared PostgreSQL (trust auth). */
-export const PG = { type: 'postgres' as const, host: '127.0.0.1', port: 5432, username: 'postgres' };
+export { PG, recreateDatabase };
 
 export type BenchApp = INestApplicationContext;
 
@@ -28,14 +28,6 @@ export class RefundCheck implements Judgment {
       credibility: Rating.of('How credible is the explanation?', ['None', 'Low', 'Fair', 'High']),
     };
   }
-}
-
-/** Drops and recreates a database of the bench's own. */
-export async function recreateDatabase(database: string): Promise<void> {
-  const admin = await new DataSource({ ...PG, database: 'postgres' }).initialize();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.destroy();
 }
 
 /**

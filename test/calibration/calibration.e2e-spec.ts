@@ -26,10 +26,10 @@ import {
   RefundOutcome,
   StrictRefundDecision,
   calibrationApp,
-  recreateDatabase,
   sawUntrustedExplanation,
   stubLog,
 } from './support';
+import { recreateDatabase } from '../support/postgres';
 
 const DATABASE = 'judgment_calibration';
 

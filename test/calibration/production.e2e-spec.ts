@@ -14,7 +14,6 @@ import {
   InvalidCalibrationLock,
   Judge,
   LabelledCase,
-  judgmentEntities,
   lockCalibration,
 } from 'nestjs-judgment';
 import { type RunningJevSimulator, startJevSimulator } from 'nestjs-judgment/simulator';
@@ -30,12 +29,12 @@ import {
   CALIBRATED_MODEL,
   ClaimCheck,
   ClaimOutcome,
-  DATABASE,
   DriftLog,
   PREFIX,
   RELEASED_MODEL,
   WarningLog,
   freshDatabase,
+  postgres,
   startApp,
 } from './production.fixtures';
 
@@ -84,13 +83,7 @@ async function assess(nest: INestApplicationContext, text: string) {
 beforeAll(async () => {
   telemetry = registerTelemetry();
   await freshDatabase();
-  db = await new DataSource({
-    type: 'postgres',
-    host: '127.0.0.1',
-    username: 'postgres',
-    database: DATABASE,
-    entities: judgmentEntities,
-  }).initialize();
+  db = await new DataSource(postgres()).initialize();
   await clearPrefix(PREFIX);
   sim = await startJevSimulator({ model: CALIBRATED_MODEL });
   lockFile = join(mkdtempSync(join(tmpdir(), 'calib-production-')), 'judgment.lock.json');

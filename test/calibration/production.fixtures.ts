@@ -22,10 +22,11 @@ import {
   judgmentEntities,
 } from 'nestjs-judgment';
 import { JudgmentHttpModule, type JudgmentHttpOptions } from 'nestjs-judgment/http';
+import { PG, recreateDatabase } from '../support/postgres';
 import { REDIS } from '../support/redis';
 
 /** The suite's own database and Redis prefix (the branch name in both: suites run side by side). */
-export const DATABASE = 'judgment_calib_production';
+const DATABASE = 'judgment_calib_production';
 export const PREFIX = 'calib-production';
 export const CALIBRATED_MODEL = 'jev-1.13.0';
 export const RELEASED_MODEL = 'jev-1.14.0';
@@ -111,11 +112,7 @@ export class WarningLog implements LoggerService {
 
 /** Drops and recreates the suite's database with the package's tables (its migrations, as an app runs them). */
 export async function freshDatabase(database = DATABASE): Promise<void> {
-  const admin = new DataSource({ type: 'postgres', host: '127.0.0.1', username: 'postgres', database: 'postgres' });
-  await admin.initialize();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.destroy();
+  await recreateDatabase(database);
   const { judgmentMigrations } = await import('nestjs-judgment');
   const schema = new DataSource({ ...postgres(database), migrations: judgmentMigrations });
   await schema.initialize();
@@ -123,14 +120,9 @@ export async function freshDatabase(database = DATABASE): Promise<void> {
   await schema.destroy();
 }
 
+/** TypeORM settings of the suite's database (or another of the suite's). */
 export function postgres(database = DATABASE) {
-  return {
-    type: 'postgres' as const,
-    host: '127.0.0.1',
-    username: 'postgres',
-    database,
-    entities: judgmentEntities,
-  };
+  return { ...PG, database, entities: judgmentEntities };
 }
 
 export interface ProductionAppSettings {

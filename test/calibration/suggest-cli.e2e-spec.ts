@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import type { Page } from 'playwright-core';
 import { launchChromium, screenshotPath } from '../support/browser';
+import { PG, databaseUrl, recreateDatabase } from '../support/postgres';
 import { AssessmentRecord, CalibrationLock, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
 
 const ROOT = join(__dirname, '..', '..');
@@ -26,7 +27,7 @@ function cli(args: string[]): Promise<Run> {
       ['-r', './scripts/register.js', 'apps/support-desk/src/cli.ts', ...args],
       {
         cwd: ROOT,
-        env: { PATH: process.env.PATH, DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DATABASE}` },
+        env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl(DATABASE) },
         maxBuffer: 64 * 1024 * 1024,
       },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
@@ -64,13 +65,7 @@ async function viewReport(file: string, screenshot: string, check: (page: Page) 
   }
 }
 
-beforeAll(async () => {
-  const admin = new DataSource({ type: 'postgres', host: '127.0.0.1', username: 'postgres', database: 'postgres' });
-  await admin.initialize();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  await admin.destroy();
-});
+beforeAll(() => recreateDatabase(DATABASE));
 
 describe('judgment eval --suggest', () => {
   it('suggests certified thresholds from one run, names the method, and gives the next version', async () => {
@@ -214,9 +209,7 @@ describe('judgment audit', () => {
     const locked = CalibrationLock.read(join(ROOT, 'apps/support-desk/judgment.lock.json'));
     const identity = locked.entry('refund-abuse', 'RefundDecision', '2')!.identities[0];
     const db = await new DataSource({
-      type: 'postgres',
-      host: '127.0.0.1',
-      username: 'postgres',
+      ...PG,
       database: DATABASE,
       entities: judgmentEntities,
       migrations: judgmentMigrations,

@@ -4,7 +4,7 @@ import { Injectable, type INestApplication, type LoggerService } from '@nestjs/c
 import { EventEmitterModule, OnEvent } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Column, DataSource, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import {
   type Assessment,
   Decision,
@@ -26,8 +26,7 @@ import {
   type EngineResponse,
   Provenance,
 } from 'nestjs-judgment/drivers';
-
-export const PG = { type: 'postgres' as const, host: '127.0.0.1', port: 5432, username: 'postgres' };
+import { PG } from '../support/postgres';
 
 @Entity({ name: 'calibration_refunds' })
 export class Refund {
@@ -200,15 +199,6 @@ export class CapturingLogger implements LoggerService {
   warn(message: unknown): void {
     this.lines.push(message);
   }
-}
-
-/** Drops and recreates a PostgreSQL database. */
-export async function recreateDatabase(database: string): Promise<void> {
-  const admin = new DataSource({ ...PG, database: 'postgres' });
-  await admin.initialize();
-  await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${database}"`);
-  await admin.destroy();
 }
 
 /**

@@ -2,6 +2,7 @@
 // compiles it, and resolves `nestjs-judgment` as in the other suites), with only the environment given.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { REDIS_ENV } from '../support/redis';
 
 export const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'libs', 'judgment', 'src', 'cli', 'main.ts');
@@ -13,13 +14,16 @@ export interface Run {
   stderr: string;
 }
 
-/** `judgment <args>` in `cwd` (default: the repo), with PATH and `env` as its whole environment. */
+/**
+ * `judgment <args>` in `cwd` (default: the repo), with PATH, the suites' Redis port (the fixture app's queue) and `env`
+ * as its whole environment.
+ */
 export function runBin(args: string[], env: Record<string, string | undefined>, cwd = ROOT): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['-r', join(ROOT, 'scripts', 'register.js'), BIN, ...args],
-      { cwd, env: { PATH: process.env.PATH, ...env } },
+      { cwd, env: { PATH: process.env.PATH, ...REDIS_ENV, ...env } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );
   });

@@ -1,6 +1,7 @@
 // The README's first command, `npm run demo`, as a real process on a fresh clone with no services configured, and
 // the other entry points of the demo app.
-import { freePort, freshCloneEnv, printed, run, start, stop, stopAll } from './support';
+import { freePort } from '../support/service-port';
+import { freshCloneEnv, printed, run, start, stop, stopAll } from './support';
 
 afterEach(() => stopAll());
 

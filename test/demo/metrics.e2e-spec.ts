@@ -1,6 +1,7 @@
 // The README's Prometheus recipe (test/readme/telemetry.ts, loaded with `node -r` before the app) on a demo run with
 // --serve: the official OpenTelemetry Prometheus exporter serves /metrics, and a scrape finds the package's series.
-import { freePort, freshCloneEnv, printed, start, stop, stopAll } from './support';
+import { freePort } from '../support/service-port';
+import { freshCloneEnv, printed, start, stop, stopAll } from './support';
 
 afterEach(() => stopAll());
 

@@ -1,7 +1,6 @@
 // Helpers of the demo suites: the environment of a fresh clone with no services configured, and running the demo's
 // commands as real processes.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 /** The repository root. */
@@ -105,16 +104,4 @@ export async function printed(running: Running, text: string, timeoutMs = 30_000
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-/** A loopback port nothing listens on. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -8,7 +8,8 @@ import { AssessmentRecords as AssessmentRecordsToken } from 'nestjs-judgment';
 import { JevSimulator } from 'nestjs-judgment/simulator';
 import { RefundsService } from '../../apps/support-desk/src/refunds/refunds.service';
 import { launchChromium, screenshotPath } from '../support/browser';
-import { recreateDatabase, startApi } from '../http/support';
+import { startApi } from '../http/support';
+import { databaseUrl, recreateDatabase } from '../support/postgres';
 
 const DATABASE = 'judgment_desk_page';
 const KEY = 'desk-page-key';
@@ -63,7 +64,7 @@ beforeAll(async () => {
   sim = new JevSimulator({ apiKey: KEY });
   const url = await sim.start(0);
   api = await startApi({
-    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DATABASE}`,
+    DATABASE_URL: databaseUrl(DATABASE),
     TYPESAFE_API_KEY: KEY,
     TYPESAFE_BASE_URL: url,
     JUDGMENT_JEV_RETRIES: '0',

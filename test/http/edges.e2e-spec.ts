@@ -5,8 +5,9 @@
 // The support desk's API on real PostgreSQL (its own database) and Redis (its own prefix).
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { clearPrefix } from '../support/redis';
-import { recreateDatabase, startApi, uniquePrefix } from './support';
+import { databaseUrl, recreateDatabase } from '../support/postgres';
+import { REDIS_URL, clearPrefix } from '../support/redis';
+import { startApi, uniquePrefix } from './support';
 
 const DATABASE = 'judgment_http_harden';
 const ALICE = { 'x-agent': 'alice' };
@@ -17,8 +18,8 @@ beforeAll(async () => {
   await recreateDatabase(DATABASE);
   prefix = uniquePrefix('judgment-http-harden');
   api = await startApi({
-    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DATABASE}`,
-    REDIS_URL: 'redis://127.0.0.1:6379',
+    DATABASE_URL: databaseUrl(DATABASE),
+    REDIS_URL,
     QUEUE_PREFIX: prefix,
     TYPESAFE_API_KEY: 'http-harden-key',
     TYPESAFE_BASE_URL: 'http://127.0.0.1:9',

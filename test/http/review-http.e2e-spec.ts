@@ -4,8 +4,9 @@ import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { JevSimulator } from 'nestjs-judgment/simulator';
-import { clearPrefix } from '../support/redis';
-import { openDatabase, recreateDatabase, startApi, startWorker, uniquePrefix, waitFor } from './support';
+import { databaseUrl, recreateDatabase } from '../support/postgres';
+import { REDIS_URL, clearPrefix } from '../support/redis';
+import { openDatabase, startApi, startWorker, uniquePrefix, waitFor } from './support';
 
 const DATABASE = 'judgment_http';
 const KEY = 'http-suite-key';
@@ -26,8 +27,8 @@ beforeAll(async () => {
   const url = await sim.start(0);
   prefix = uniquePrefix('judgment-http');
   const env = {
-    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DATABASE}`,
-    REDIS_URL: 'redis://127.0.0.1:6379',
+    DATABASE_URL: databaseUrl(DATABASE),
+    REDIS_URL,
     QUEUE_PREFIX: prefix,
     TYPESAFE_API_KEY: KEY,
     TYPESAFE_BASE_URL: url,

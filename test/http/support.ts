@@ -6,19 +6,11 @@ import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { supportDeskConfig, type Env } from '../../apps/support-desk/src/config/support-desk.config';
 import { SupportDeskModule } from '../../apps/support-desk/src/support-desk.module';
-
-/** Drops and recreates a PostgreSQL database (the app's migrations create the tables). */
-export async function recreateDatabase(database: string): Promise<void> {
-  const admin = new DataSource({ type: 'postgres', host: '127.0.0.1', username: 'postgres', database: 'postgres' });
-  await admin.initialize();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.destroy();
-}
+import { PG } from '../support/postgres';
 
 /** A DataSource on the suite's database, for the test's own reads. */
 export function openDatabase(database: string): Promise<DataSource> {
-  return new DataSource({ type: 'postgres', host: '127.0.0.1', username: 'postgres', database }).initialize();
+  return new DataSource({ ...PG, database }).initialize();
 }
 
 /** A BullMQ key prefix of its own, so the suite's jobs never meet another suite's workers. */

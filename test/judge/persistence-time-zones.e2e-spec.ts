@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { judgmentMigrations } from 'nestjs-judgment';
 import { DataSource } from 'typeorm';
-import { recreateDatabase } from '../http/support';
+import { PG, recreateDatabase } from '../support/postgres';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
@@ -24,9 +24,7 @@ const TIME_COLUMNS = [
 /** A DataSource on `database` whose session runs in `timeZone`. */
 function openDatabase(database: string, timeZone: string, migrations: Function[] = []): Promise<DataSource> {
   return new DataSource({
-    type: 'postgres',
-    host: '127.0.0.1',
-    username: 'postgres',
+    ...PG,
     database,
     migrations,
     extra: { options: `-c TimeZone=${timeZone}` },

@@ -1,6 +1,6 @@
 // Where the connections' limits are counted (issue 14): per process, with a startup warning, when no Redis is given;
 // on Redis otherwise — and when that Redis goes away mid-window, each process counts alone in memory (nothing hangs
-// or fails), and once it is back the shared counting resumes. The Redis here is this suite's own, on port 6391.
+// or fails), and once it is back the shared counting resumes. The Redis here is this suite's own, on a free port.
 import { execFileSync, spawn } from 'node:child_process';
 import IORedis from 'ioredis';
 import { EngineRateLimited } from 'nestjs-judgment';
@@ -15,8 +15,9 @@ import {
   startApp,
   startSimulator,
 } from './support';
+import { freePort } from '../support/service-port';
 
-const PORT = 6391;
+let PORT: number;
 jest.setTimeout(60_000);
 
 let sim: JevSimulator;
@@ -25,6 +26,7 @@ const harnesses: Harness[] = [];
 const clients: IORedis[] = [];
 
 beforeAll(async () => {
+  PORT = await freePort();
   ({ sim, url } = await startSimulator());
 });
 
@@ -66,7 +68,7 @@ async function waitUntil(condition: () => boolean): Promise<void> {
   if (!condition()) throw new Error('The Redis client did not reconnect within 5 s.');
 }
 
-/** Stops only this suite's Redis (port 6391), never the shared one. */
+/** Stops only this suite's Redis (its own port), never the shared one. */
 function stopRedis(): void {
   try {
     execFileSync('redis-cli', ['-p', String(PORT), 'shutdown', 'nosave'], { stdio: 'ignore' });

@@ -45,6 +45,7 @@ import {
   judgmentMigrations,
 } from 'nestjs-judgment';
 import { type EngineConnectionOptions } from 'nestjs-judgment/drivers';
+import { PG, recreateDatabase } from '../support/postgres';
 
 /** The API key every suite gives the simulator and the jev connection; it must never surface anywhere else. */
 export const API_KEY = 'sk-SECRET-judge';
@@ -219,8 +220,6 @@ export function decisionRequests(sim: JevSimulator) {
 // ---------------------------------------------------------------------------------------------------------------
 // Databases.
 
-const PG = { type: 'postgres' as const, host: '127.0.0.1', port: 5432, username: 'postgres' };
-
 /** A suite's own PostgreSQL database, created through the package's migrations, with a connection for inspection. */
 export class SuiteDatabase {
   private constructor(
@@ -230,14 +229,7 @@ export class SuiteDatabase {
 
   /** Drops and recreates the database, then runs `judgmentMigrations` (and the app's `refunds` migration). */
   static async create(name: string): Promise<SuiteDatabase> {
-    const admin = new DataSource({ ...PG, database: 'postgres' });
-    await admin.initialize();
-    try {
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.query(`CREATE DATABASE "${name}"`);
-    } finally {
-      await admin.destroy();
-    }
+    await recreateDatabase(name);
     const postgres = new DataSource({ ...PG, database: name, entities: testEntities, migrations: testMigrations });
     await postgres.initialize();
     const ran = await postgres.runMigrations();

@@ -8,14 +8,13 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssessmentRecords, Judge, JudgmentModule, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
 import { NoteCheck } from '../support/note-check';
+import { PG } from '../support/postgres';
 
 async function main(database: string): Promise<void> {
   @Module({
     imports: [
       TypeOrmModule.forRoot({
-        type: 'postgres',
-        host: '127.0.0.1',
-        username: 'postgres',
+        ...PG,
         database,
         entities: judgmentEntities,
         migrations: judgmentMigrations,

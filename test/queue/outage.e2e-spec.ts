@@ -23,8 +23,8 @@ import {
 } from './queue.fixtures';
 import { clearPrefix } from '../support/redis';
 import { PrivatePostgres } from '../support/private-postgres';
+import { freePort } from '../support/service-port';
 
-const PORT = 55433;
 const DATABASE = 'judgment_harden_outage';
 const JUDGMENTS = 120;
 const CONCURRENCY = 8;
@@ -37,9 +37,9 @@ let queues: Queue[] = [];
 const prefix = `${uniquePrefix()}-harden`;
 
 beforeAll(async () => {
-  postgres = PrivatePostgres.create(PORT);
-  await freshDatabase(DATABASE, PORT);
-  db = await openDatabase(DATABASE, PORT);
+  postgres = PrivatePostgres.create(await freePort());
+  await freshDatabase(DATABASE, postgres.port);
+  db = await openDatabase(DATABASE, postgres.port);
   sim = new JevSimulator({ apiKey: API_KEY, latencyMs: 100 });
 }, 60_000);
 
@@ -56,7 +56,7 @@ it('a PostgreSQL outage mid-run: every Judgment decided exactly once, no answer 
   const simulatorUrl = await sim.start();
   app = await startQueueApp({
     database: DATABASE,
-    port: PORT,
+    port: postgres.port,
     prefix,
     simulatorUrl,
     queue: { concurrency: CONCURRENCY, outage: { delay: 200, maxDelay: 1000 } },

@@ -24,6 +24,7 @@ import {
   judgmentEntities,
 } from 'nestjs-judgment';
 import { type JudgmentQueueOptions } from '../../libs/judgment/src/judgment.options';
+import { PG, recreateDatabase } from '../support/postgres';
 import { REDIS } from '../support/redis';
 
 export const API_KEY = 'sk-queue-test';
@@ -131,29 +132,19 @@ export class EventLog {
 // Databases and apps.
 
 /** Drops and recreates a database, then creates the package's and the app's tables. */
-export async function freshDatabase(database: string, port = 5432): Promise<void> {
-  const admin = new DataSource({
-    type: 'postgres',
-    host: '127.0.0.1',
-    port,
-    username: 'postgres',
-    database: 'postgres',
-  });
-  await admin.initialize();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.destroy();
+export async function freshDatabase(database: string, port = PG.port): Promise<void> {
+  await recreateDatabase(database, port);
   const schema = new DataSource({ ...postgres(database, port), synchronize: true });
   await schema.initialize();
   await schema.destroy();
 }
 
-function postgres(database: string, port = 5432) {
-  return { type: 'postgres' as const, host: '127.0.0.1', port, username: 'postgres', database, entities };
+function postgres(database: string, port = PG.port) {
+  return { ...PG, port, database, entities };
 }
 
 /** A DataSource on the suite's database, for the test's own reads and writes. */
-export async function openDatabase(database: string, port = 5432): Promise<DataSource> {
+export async function openDatabase(database: string, port = PG.port): Promise<DataSource> {
   return new DataSource(postgres(database, port)).initialize();
 }
 
@@ -164,7 +155,7 @@ export function uniquePrefix(): string {
 
 export interface QueueAppSettings {
   database: string;
-  /** The PostgreSQL port (default 5432; a fault test's private server listens elsewhere). */
+  /** The PostgreSQL port (default: the suites' server; a fault test's private server listens elsewhere). */
   port?: number;
   prefix: string;
   simulatorUrl: string;

@@ -33,8 +33,9 @@ import { DataSource, type Repository } from 'typeorm';
 import * as ts from 'typescript';
 import { JevSimulator, startOpenAiSimulator } from 'nestjs-judgment/simulator';
 import { freshCloneEnv, run } from '../demo/support';
-import { recreateDatabase, waitFor } from '../http/support';
-import { clearPrefix } from '../support/redis';
+import { waitFor } from '../http/support';
+import { databaseUrl, recreateDatabase } from '../support/postgres';
+import { REDIS_URL, clearPrefix } from '../support/redis';
 import { Refund } from './refund.entity';
 
 const ROOT = join(__dirname, '..', '..');
@@ -418,8 +419,8 @@ describe('the README examples written for PostgreSQL and Redis', () => {
       freshCloneEnv({
         TYPESAFE_API_KEY: KEY,
         TYPESAFE_BASE_URL: await sim.start(0),
-        DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DATABASE}`,
-        REDIS_URL: 'redis://127.0.0.1:6379',
+        DATABASE_URL: databaseUrl(DATABASE),
+        REDIS_URL,
         JUDGMENT_LOG: 'false',
       }),
     );

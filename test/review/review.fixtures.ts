@@ -32,8 +32,7 @@ import {
   judgmentMigrations,
 } from 'nestjs-judgment';
 import { JevSimulator } from 'nestjs-judgment/simulator';
-
-const PG = { type: 'postgres' as const, host: '127.0.0.1', port: 5432, username: 'postgres' };
+import { PG, recreateDatabase } from '../support/postgres';
 
 /** The Subject of RefundAbuse: its note is the Evidence (steer the simulator with markers like `[[abusive=0.5]]`). */
 @Entity({ name: 'review_customers' })
@@ -232,11 +231,7 @@ export class EventLog {
 
 /** Drops and recreates `database`, creates judgment_assessments through judgmentMigrations and the fixture tables. */
 export async function prepareDatabase(database: string): Promise<void> {
-  const admin = new DataSource({ ...PG, database: 'postgres' });
-  await admin.initialize();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.destroy();
+  await recreateDatabase(database);
   const dataSource = new DataSource({ ...PG, database, entities: judgmentEntities, migrations: judgmentMigrations });
   await dataSource.initialize();
   await dataSource.runMigrations();

@@ -18,6 +18,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { JudgmentModule, type ResolutionPolicy } from 'nestjs-judgment';
+import { PG } from '../support/postgres';
 import { REDIS } from '../support/redis';
 import { API_KEY, MODEL, Moderation, RefundCheck, entities } from '../queue/queue.fixtures';
 
@@ -132,9 +133,7 @@ export function telemetryAppModule(settings: TelemetryAppSettings) {
   @Module({
     imports: [
       TypeOrmModule.forRoot({
-        type: 'postgres',
-        host: '127.0.0.1',
-        username: 'postgres',
+        ...PG,
         database: settings.database,
         entities,
         retryAttempts: 0,

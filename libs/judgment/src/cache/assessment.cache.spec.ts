@@ -67,6 +67,25 @@ describe('the in-process store is bounded', () => {
     expect(await store.get('d')).toBe('d');
   });
 
+  it('refuses an entry once its TTL has passed, and lets a later write replace it', async () => {
+    const store = new MemoryStore(3);
+    await store.set('short', 'old', 20);
+    await store.set('long', 'kept', 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(await store.get('short')).toBeUndefined();
+    expect(await store.get('long')).toBe('kept');
+    await store.set('short', 'new', 60_000);
+    expect(await store.get('short')).toBe('new');
+  });
+
+  it('keeps a null or false value as a hit, not a miss', async () => {
+    const store = new MemoryStore(3);
+    await store.set('nothing', null, 60_000);
+    await store.set('no', false, 60_000);
+    expect(await store.get('nothing')).toBeNull();
+    expect(await store.get('no')).toBe(false);
+  });
+
   it('holds 10,000 entries by default, however many are written', async () => {
     const store = new MemoryStore();
     for (let index = 0; index < MEMORY_CACHE_ENTRIES + 500; index++) await store.set(`k${index}`, index, 60_000);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { LRUCache } from 'lru-cache';
 import type { EncodedAnswers } from '../assessment/assessment';
 import { fingerprint } from '../fingerprint/fingerprint';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
@@ -105,18 +106,21 @@ function isCachedAssessment(entry: unknown): entry is CachedAssessment {
   );
 }
 
-const SWEEP_EVERY = 256;
-
 /** Most entries the in-process store keeps (about 6 MB at ~600 B an entry); the least recently used go first. */
 export const MEMORY_CACHE_ENTRIES = 10_000;
 
-/** A small in-process TTL store for apps without CacheModule, capped at `capacity` entries (least recently used out). */
+/**
+ * A small in-process TTL store for apps without CacheModule, capped at `capacity` entries (least recently used out):
+ * `lru-cache`, which also refuses an expired entry on read.
+ */
 export class MemoryStore implements Store {
-  /** In use order: a Map iterates in insertion order, and a read re-inserts its entry at the end. */
-  private readonly entries = new Map<string, { value: unknown; expires: number }>();
-  private writes = 0;
+  /** Values are boxed: lru-cache holds no undefined or null value. */
+  private readonly entries: LRUCache<string, { value: unknown }>;
 
-  constructor(private readonly capacity: number = MEMORY_CACHE_ENTRIES) {}
+  constructor(capacity: number = MEMORY_CACHE_ENTRIES) {
+    // Expiry on the wall clock (Date.now, read on every check), as the records' timestamps: not performance.now().
+    this.entries = new LRUCache({ max: capacity, perf: Date, ttlResolution: 0 });
+  }
 
   /** How many entries are held. */
   get size(): number {
@@ -124,25 +128,10 @@ export class MemoryStore implements Store {
   }
 
   async get(key: string): Promise<unknown> {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    this.entries.delete(key);
-    if (entry.expires <= Date.now()) return undefined;
-    this.entries.set(key, entry);
-    return entry.value;
+    return this.entries.get(key)?.value;
   }
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
-    const now = Date.now();
-    // Every so many writes the expired entries go, so a long-running worker does not grow without bound.
-    if (++this.writes % SWEEP_EVERY === 0) {
-      for (const [stored, entry] of this.entries) if (entry.expires <= now) this.entries.delete(stored);
-    }
-    this.entries.delete(key);
-    this.entries.set(key, { value, expires: now + ttlMs });
-    for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= this.capacity) break;
-      this.entries.delete(oldest);
-    }
+    this.entries.set(key, { value }, { ttl: ttlMs });
   }
 }

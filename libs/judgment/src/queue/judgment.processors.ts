@@ -77,6 +77,10 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
 
   async onModuleDestroy(): Promise<void> {
     this.start.engines?.shutdown();
+    // A job the rate limit refused just before close() began is given back to the queue after it, and BullMQ then
+    // waits the whole pause in this worker (with a wait close() did not cancel) before close() resolves. Once closing,
+    // no rate-limit wait: the pause is kept on the queue, for the other workers.
+    this.worker.opts.maximumRateLimitDelay = 0;
     await this.worker.close();
   }
 

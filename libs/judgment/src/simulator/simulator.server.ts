@@ -82,7 +82,11 @@ export abstract class SimulatorServer<F> {
   start(port = 0, host = '127.0.0.1'): Promise<string> {
     if (this.server) return Promise.reject(new Error(`${this.constructor.name} already started`));
     const server = createServer((req, res) => this.receive(req, res));
-    server.keepAliveTimeout = 30_000;
+    // The server never closes a kept-alive connection itself: the client closes idle ones. A simulator often runs in
+    // its client's process, in tests; when a long synchronous task held that process past the server's keep-alive
+    // timeout, the client sent its next request on the pooled socket and the server's timer then closed it under the
+    // request (ECONNRESET, seen in a loaded CI run).
+    server.keepAliveTimeout = 0;
     this.server = server;
     return new Promise<string>((resolve, reject) => {
       const onError = (err: Error) => {

@@ -35,6 +35,21 @@ function cli(args: string[]): Promise<Run> {
   });
 }
 
+/** `judgment eval refund-abuse --dataset=… --suggest --max-error <maxError> --confidence <confidence> [...more]` */
+function suggest(maxError: string, confidence: string, ...more: string[]): Promise<Run> {
+  return cli([
+    'eval',
+    'refund-abuse',
+    `--dataset=${DATASET}`,
+    '--suggest',
+    '--max-error',
+    maxError,
+    '--confidence',
+    confidence,
+    ...more,
+  ]);
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'calib-cli-'));
 
 /**
@@ -69,17 +84,7 @@ beforeAll(() => recreateDatabase(DATABASE));
 
 describe('judgment eval --suggest', () => {
   it('suggests certified thresholds from one run, names the method, and gives the next version', async () => {
-    const run = await cli([
-      'eval',
-      'refund-abuse',
-      `--dataset=${DATASET}`,
-      '--suggest',
-      '--max-error',
-      '0.05',
-      '--confidence',
-      '0.95',
-      '--json',
-    ]);
+    const run = await suggest('0.05', '0.95', '--json');
     expect(run.code).toBe(0);
     const { report, suggestions } = JSON.parse(run.stdout);
     expect(report.results[0].cases).toBe(600);
@@ -98,16 +103,7 @@ describe('judgment eval --suggest', () => {
   });
 
   it('prints the frontier, the choice and a snippet of the next version', async () => {
-    const run = await cli([
-      'eval',
-      'refund-abuse',
-      `--dataset=${DATASET}`,
-      '--suggest',
-      '--max-error',
-      '0.05',
-      '--confidence',
-      '0.95',
-    ]);
+    const run = await suggest('0.05', '0.95');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Suggested thresholds · RefundDecision v2');
     expect(run.stdout).toMatch(/│ chosen\s+│ \{ reject: [\d.]+, escalate: [\d.]+ \}/);
@@ -116,17 +112,7 @@ describe('judgment eval --suggest', () => {
   });
 
   it('says when no candidate meets the target, keeps the target, estimates the cases needed, and exits 1', async () => {
-    const run = await cli([
-      'eval',
-      'refund-abuse',
-      `--dataset=${DATASET}`,
-      '--suggest',
-      '--max-error',
-      '0.01',
-      '--confidence',
-      '0.99',
-      '--json',
-    ]);
+    const run = await suggest('0.01', '0.99', '--json');
     expect(run.code).toBe(1);
     const [suggestion] = JSON.parse(run.stdout).suggestions;
     expect(suggestion.chosen).toBeNull();
@@ -136,28 +122,10 @@ describe('judgment eval --suggest', () => {
   });
 
   it('refuses a target outside (0, 1) before asking the Engine, naming the option', async () => {
-    const run = await cli([
-      'eval',
-      'refund-abuse',
-      `--dataset=${DATASET}`,
-      '--suggest',
-      '--max-error',
-      '1.5',
-      '--confidence',
-      '0.95',
-    ]);
+    const run = await suggest('1.5', '0.95');
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('maxError (--max-error) must be a number strictly between 0 and 1');
-    const confidence = await cli([
-      'eval',
-      'refund-abuse',
-      `--dataset=${DATASET}`,
-      '--suggest',
-      '--max-error',
-      '0.05',
-      '--confidence',
-      '0',
-    ]);
+    const confidence = await suggest('0.05', '0');
     expect(confidence.stderr).toContain('confidence (--confidence) must be a number strictly between 0 and 1');
   });
 
@@ -282,17 +250,7 @@ describe('judgment audit', () => {
 describe('judgment eval --html', () => {
   it('writes one self-contained page that renders in Chromium with its charts and no console error', async () => {
     const file = join(dir, 'report.html');
-    const run = await cli([
-      'eval',
-      'refund-abuse',
-      `--dataset=${DATASET}`,
-      '--suggest',
-      '--max-error',
-      '0.05',
-      '--confidence',
-      '0.95',
-      `--html=${file}`,
-    ]);
+    const run = await suggest('0.05', '0.95', `--html=${file}`);
     expect(run.code).toBe(0);
     await viewReport(file, 'calibration-report.png', async (page) => {
       expect(await page.locator('svg').count()).toBeGreaterThanOrEqual(3); // reliability, bands, frontier

@@ -46,6 +46,20 @@ describe('judgment CLI', () => {
       );
     });
 
+  /** The fixture app's SQLite database, opened with its record table emptied (close it before the CLI runs). */
+  const emptyRecords = async () => {
+    const dataSource = new DataSource({
+      type: 'better-sqlite3',
+      database,
+      entities: [Refund, ...judgmentEntities],
+      synchronize: true,
+    });
+    await dataSource.initialize();
+    const records = dataSource.getRepository(AssessmentRecord);
+    await records.clear();
+    return { dataSource, records };
+  };
+
   const dataset = (name: string, cases: unknown[]) => {
     const path = join(dir, name);
     writeFileSync(path, JSON.stringify(cases));
@@ -229,15 +243,7 @@ describe('judgment CLI', () => {
 
   describe('prune', () => {
     it('deletes the records older than the retention and prints how many', async () => {
-      const dataSource = new DataSource({
-        type: 'better-sqlite3',
-        database,
-        entities: [Refund, ...judgmentEntities],
-        synchronize: true,
-      });
-      await dataSource.initialize();
-      const records = dataSource.getRepository(AssessmentRecord);
-      await records.clear();
+      const { dataSource, records } = await emptyRecords();
       const base = {
         judgment: 'refund-abuse',
         evidenceFingerprint: 'a'.repeat(64),
@@ -257,15 +263,7 @@ describe('judgment CLI', () => {
 
   describe('review:expire', () => {
     it("resolves the Reviews past their Decision's deadline with onExpiry (SQLite) and prints how many", async () => {
-      const dataSource = new DataSource({
-        type: 'better-sqlite3',
-        database,
-        entities: [Refund, ...judgmentEntities],
-        synchronize: true,
-      });
-      await dataSource.initialize();
-      const records = dataSource.getRepository(AssessmentRecord);
-      await records.clear();
+      const { dataSource, records } = await emptyRecords();
       const hour = 3_600_000;
       const inReview = (deadline: Date | null) =>
         records.create({

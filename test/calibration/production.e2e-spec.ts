@@ -17,6 +17,8 @@ import {
   lockCalibration,
 } from 'nestjs-judgment';
 import { type RunningJevSimulator, startJevSimulator } from 'nestjs-judgment/simulator';
+import { JudgmentJobs } from '../../libs/judgment/src/queue/judgment.jobs';
+import { answeredColumns } from '../../libs/judgment/src/queue/queue.jobs-data';
 import { clearPrefix } from '../support/redis';
 import {
   type Telemetry,
@@ -294,6 +296,19 @@ describe('audit sampling', () => {
     expect((await records.awaitingAudit({ judgment: 'claim-check' })).map((r) => r.id)).toContain(row.id);
     expect((await records.awaitingReview({ judgment: 'claim-check' })).map((r) => r.id)).not.toContain(row.id);
     expect(nest.get(DriftLog).audits.map((event) => event.record.id)).toEqual([row.id]);
+  });
+
+  it('a decide job run again from its job data, after the Outcome and the audit were written, requests no second audit', async () => {
+    const nest = await app({ calibration: { lock: lockFile, audit: { 'claim-decision': 1 } } });
+    const text = 'Stolen phone. [[fraud=0.1]]';
+    const { record: row } = await assess(nest, text);
+    expect(row.auditRequestedAt).not.toBeNull();
+    const sampled = nest.get(DriftLog).audits.length;
+    // A retried decide job starts from the answered columns its assess job handed it, not from the row.
+    await nest.get(JudgmentJobs).decide(row.id, new ClaimCheck(text), answeredColumns(row));
+    const again = await db.getRepository(AssessmentRecord).findOneByOrFail({ id: row.id });
+    expect(again.auditRequestedAt).toEqual(row.auditRequestedAt);
+    expect(nest.get(DriftLog).audits).toHaveLength(sampled);
   });
 
   it('counts audits requested, then agreed or disagreed as each is resolved', async () => {

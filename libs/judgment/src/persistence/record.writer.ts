@@ -130,8 +130,9 @@ export class RecordWriter {
 
   /**
    * Writes a decision in one conditional UPDATE (with, when asked, the Review it enters and why, or the audit it is
-   * sampled for) guarded by `review_requested_at IS NULL`, so once a record is in
-   * Review it keeps the Outcome that sent it there. Returns whether the row was written, and the row as it now is.
+   * sampled for) guarded by `review_requested_at IS NULL` (and `audit_requested_at IS NULL` for an audit), so once a
+   * record is in Review it keeps the Outcome that sent it there, and an audit is requested once. Returns whether the
+   * row was written, and the row as it now is.
    */
   async recordDecision(
     id: number,
@@ -154,7 +155,10 @@ export class RecordWriter {
         }
       : {};
     const audit = entering.audit ? { auditRequestedAt: now } : {};
-    return this.updateIf(id, { ...columns, ...review, ...audit }, ['review_requested_at IS NULL']);
+    // Once per record: a decision run again (a retried decide job starts from its job data, not the row) neither
+    // enters Review nor requests an audit a second time.
+    const guards = ['review_requested_at IS NULL', ...(entering.audit ? ['audit_requested_at IS NULL'] : [])];
+    return this.updateIf(id, { ...columns, ...review, ...audit }, guards);
   }
 
   /**

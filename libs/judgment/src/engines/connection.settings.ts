@@ -151,7 +151,7 @@ const KEY_VARIABLES: Readonly<Record<string, string>> = {
  * The key rule: a connection without a key is refused unless its url is a loopback address (a server on this
  * machine, like the Jev simulator) — or unless `requireKey` says otherwise, which wins either way.
  */
-export function checkKeyNotNeeded(connection: string, url: string, requireKey: boolean | undefined): void {
+function checkKeyNotNeeded(connection: string, url: string, requireKey: boolean | undefined): void {
   if (requireKey === false || (requireKey === undefined && isLoopbackUrl(url))) return;
   const variable = Object.hasOwn(KEY_VARIABLES, connection) ? ` (${KEY_VARIABLES[connection]})` : '';
   const setKey = `Set engines.${connection}.key${variable}`;

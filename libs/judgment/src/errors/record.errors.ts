@@ -25,7 +25,14 @@ export class UnassessedNotRecorded extends JudgmentError {
 }
 
 /** A record cannot be rebuilt into an Assessment (Unassessed, another Judgment, changed Questions, no Subject). */
-export class UnrebuildableAssessment extends JudgmentError {}
+export class UnrebuildableAssessment extends JudgmentError {
+  /** Record `id` of the named Judgment was deleted (pruned, say) before its Outcome could be written. */
+  static recordGone(id: number, judgment: string): UnrebuildableAssessment {
+    return new UnrebuildableAssessment(
+      `Record #${id} of ${judgment} no longer exists (pruned or deleted before its Outcome was written).`,
+    );
+  }
+}
 
 /** A queued Judgment's Subject (or a record's Subject) no longer exists. */
 export class SubjectNotFound extends JudgmentError {}

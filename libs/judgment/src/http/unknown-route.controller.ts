@@ -23,8 +23,8 @@ export class JudgmentUnknownRouteController {
     const shown = path.length > MAX_PATH_SHOWN ? `${path.slice(0, MAX_PATH_SHOWN)}…` : path;
     throw new NotFoundException(
       `The Review API has no route ${String(request.method)} ${shown}. Its routes: GET /judgment/reviews, ` +
-        'GET /judgment/records/:id, POST /judgment/records/:id/resolve|claim|renew|release (and GET /judgment/desk ' +
-        'with the review page).',
+        'GET /judgment/audits, GET /judgment/records/:id, POST /judgment/records/:id/resolve|claim|renew|release|audit ' +
+        '(and GET /judgment/desk with the review page).',
     );
   }
 }

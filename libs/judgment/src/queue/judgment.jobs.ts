@@ -77,9 +77,7 @@ export class JudgmentJobs {
   async decide(id: number, judgment: Judgment, answered?: AnsweredColumns): Promise<Outcome> {
     const record = answered ? this.rows.restore({ ...answered, id }) : await this.records.find(id);
     if (!record) {
-      throw new UnrebuildableAssessment(
-        `Record #${id} of ${judgmentName(judgment)} no longer exists (pruned or deleted before its Outcome was written).`,
-      );
+      throw UnrebuildableAssessment.recordGone(id, judgmentName(judgment));
     }
     return this.replay.outcome(record, judgment);
   }

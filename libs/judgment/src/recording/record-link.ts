@@ -186,9 +186,7 @@ export class RecordLink implements DecisionRecording {
           () => rows.recordDecision(id, columns, entering),
         );
         if (!written && record === null) {
-          throw new UnrebuildableAssessment(
-            `Record #${id} of ${name} no longer exists (pruned or deleted before its Outcome was written).`,
-          );
+          throw UnrebuildableAssessment.recordGone(id, name);
         }
         entersReview = entersReview && written;
         audited = audited && written;

@@ -122,7 +122,7 @@ function interrupted(connection: string, attempt: number): EngineCallInterrupted
  * A transport failure (deadline, size cap, refused or reset connection) as an EngineFailed. The HTTP client's error is
  * dropped: it carries the request config and headers, API key included. The cause keeps only method, path and code.
  */
-export function transportError(
+function transportError(
   error: unknown,
   connection: string,
   endpoint: string,

@@ -5,7 +5,7 @@ import {
   EngineRejectedRequest,
   EngineUnauthorized,
 } from '../../errors';
-import { parseForeignJson, redact, shorten } from '../http/foreign-json';
+import { parseForeignJson, redact, shorten } from './foreign-json';
 
 /** Which connection and request a response or failure belongs to. */
 export interface ResponseOrigin {

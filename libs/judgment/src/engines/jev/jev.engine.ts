@@ -9,7 +9,7 @@ import { EngineHttpClient, retryAfterHeaders } from '../http/engine-http.client'
 import { redact, shorten } from '../http/foreign-json';
 import type { Sleep } from '../http/request-limits';
 import { RETRYABLE_STATUSES } from '../http/retry';
-import { statusError, type ResponseOrigin } from './jev.errors';
+import { statusError, type ResponseOrigin } from '../http/status-errors';
 import { type JevReading, readResponse, reportedUsage, requestBody } from './jev.wire';
 
 /** Where the hosted Jev answers when a connection sets no `url`. */

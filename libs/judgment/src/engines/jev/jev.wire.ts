@@ -3,7 +3,7 @@ import { MalformedEngineResponse } from '../../errors';
 import { KIND_NAMES, type Question } from '../../questions/question';
 import type { EngineAnswer } from '../engine.interface';
 import { fencedEvidenceJson } from './fence';
-import { describeOrigin, type ResponseOrigin } from './jev.errors';
+import { describeOrigin, type ResponseOrigin } from '../http/status-errors';
 import {
   MAX_PROVENANCE_BODY_CHARS,
   PROVENANCE_HEAD_CHARS,

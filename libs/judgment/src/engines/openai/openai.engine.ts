@@ -14,7 +14,7 @@ import { EngineHttpClient } from '../http/engine-http.client';
 import { redact, shorten } from '../http/foreign-json';
 import { carriesUsage } from '../metering';
 import type { Sleep } from '../http/request-limits';
-import { statusError, type ResponseOrigin } from '../jev/jev.errors';
+import { statusError, type ResponseOrigin } from '../http/status-errors';
 import { withLimitMode } from '../limits/limit-context';
 import { answerTokens, chatPrompt } from './openai.prompt';
 import { openAiErrorReason, readCompletion, type CompletionReading, type TokenUsage } from './openai.response';

@@ -1,6 +1,6 @@
 import { MalformedEngineResponse } from '../../errors';
 import { redact, shorten, tokenCounts } from '../http/foreign-json';
-import { describeOrigin, errorReason, type ResponseOrigin } from '../jev/jev.errors';
+import { describeOrigin, errorReason, type ResponseOrigin } from '../http/status-errors';
 import { isObject, parseObject } from '../jev/jev.wire';
 import { optionDistribution, type OptionDistribution, type TokenLogprob } from './option-distribution';
 

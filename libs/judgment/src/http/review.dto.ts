@@ -39,32 +39,23 @@ class RecordPageQuery {
   judgment?: string;
 }
 
-/** The Review list's page and filters, shared by the JSON API and the review page. */
-class ReviewListQuery extends RecordPageQuery {
+/** `GET /judgment/audits?limit&after&judgment` (or `offset` instead of `after`: slow on large tables) */
+export class ListRecordsQuery extends RecordPageQuery {
+  /** Skips this many records; the database walks each skipped one, so prefer `after`. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  offset: number = 0;
+}
+
+/** `GET /judgment/reviews?limit&after&judgment&claim` (or `offset` instead of `after`: slow on large tables) */
+export class ListReviewsQuery extends ListRecordsQuery {
   /** `unclaimed`: only records nobody holds a live claim on; `mine`: only those the requesting reviewer holds. */
   @IsOptional()
   @IsIn(['unclaimed', 'mine'])
   claim?: 'unclaimed' | 'mine';
 }
-
-/** A JSON list's query: its page may also skip `offset` records instead of starting `after` an id. */
-function withOffset<Query extends new (...args: any[]) => RecordPageQuery>(Base: Query) {
-  class OffsetQuery extends Base {
-    /** Skips this many records; the database walks each skipped one, so prefer `after`. */
-    @IsOptional()
-    @Type(() => Number)
-    @IsInt()
-    @Min(0)
-    offset: number = 0;
-  }
-  return OffsetQuery;
-}
-
-/** `GET /judgment/audits?limit&after&judgment` (or `offset` instead of `after`: slow on large tables) */
-export class ListRecordsQuery extends withOffset(RecordPageQuery) {}
-
-/** `GET /judgment/reviews?limit&after&judgment&claim` (or `offset` instead of `after`: slow on large tables) */
-export class ListReviewsQuery extends withOffset(ReviewListQuery) {}
 
 /** An empty field of an HTML form (the filter form sends one for "any"): no filter. */
 const emptyAsUnset = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
@@ -73,12 +64,15 @@ const emptyAsUnset = ({ value }: { value: unknown }) => (value === '' ? undefine
  * `GET /judgment/desk?limit&after&judgment&claim`: the review page's queue, paged by `after` only (an `offset` is
  * refused). Its filter form sends empty fields for any Judgment and any claim.
  */
-export class ReviewQueueQuery extends ReviewListQuery {
+export class ReviewQueueQuery extends RecordPageQuery {
   @Transform(emptyAsUnset)
   override judgment?: string;
 
+  /** As the Review list's `claim`. */
   @Transform(emptyAsUnset)
-  override claim?: 'unclaimed' | 'mine';
+  @IsOptional()
+  @IsIn(['unclaimed', 'mine'])
+  claim?: 'unclaimed' | 'mine';
 }
 
 /** `:id` of a record route: plain decimal digits only (no sign, spaces, hex, exponent or fraction). */

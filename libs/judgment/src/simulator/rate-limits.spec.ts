@@ -15,6 +15,20 @@ function ask(url: string, key: string) {
   });
 }
 
+/**
+ * Runs `steps` with the simulators' clock (`Date.now`) held at the moment it starts; `moveTo(ms)` sets it that many
+ * milliseconds later. Windows then end when the test says, not when a loaded machine gets round to the next request.
+ */
+async function onClock(steps: (moveTo: (ms: number) => void) => Promise<void>): Promise<void> {
+  const start = Date.now();
+  const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
+  try {
+    await steps((ms) => clock.mockReturnValue(start + ms));
+  } finally {
+    clock.mockRestore();
+  }
+}
+
 describe('JevSimulator per-key limits', () => {
   let sim: JevSimulator;
   afterEach(() => sim.stop());
@@ -37,12 +51,14 @@ describe('JevSimulator per-key limits', () => {
   });
 
   it('opens a new window once the last one ended', async () => {
-    sim = new JevSimulator({ limits: { requests: 1, windowMs: 200 } });
+    sim = new JevSimulator({ limits: { requests: 1, windowMs: 5_000 } });
     const url = await sim.start();
-    expect((await ask(url, 'a')).status).toBe(200);
-    expect((await ask(url, 'a')).status).toBe(429);
-    await new Promise((resolve) => setTimeout(resolve, 220));
-    expect((await ask(url, 'a')).status).toBe(200);
+    await onClock(async (moveTo) => {
+      expect((await ask(url, 'a')).status).toBe(200);
+      expect((await ask(url, 'a')).status).toBe(429);
+      moveTo(5_001);
+      expect((await ask(url, 'a')).status).toBe(200);
+    });
   });
 
   it('refuses a key whose answered input tokens reached the token limit', async () => {
@@ -98,12 +114,14 @@ describe('OpenAiSimulator per-key limits (the same windows as the Jev modes)', (
   });
 
   it('refuses a key whose answered prompt tokens reached the token limit, and opens a new window later', async () => {
-    sim = new OpenAiSimulator({ limits: { tokens: 1, windowMs: 300 } });
+    sim = new OpenAiSimulator({ limits: { tokens: 1, windowMs: 5_000 } });
     const url = await sim.start();
-    expect((await chat(url, {})).status).toBe(200);
-    expect((await chat(url, {})).status).toBe(429);
-    await new Promise((resolve) => setTimeout(resolve, 320));
-    expect((await chat(url, {})).status).toBe(200);
+    await onClock(async (moveTo) => {
+      expect((await chat(url, {})).status).toBe(200);
+      expect((await chat(url, {})).status).toBe(429);
+      moveTo(5_001);
+      expect((await chat(url, {})).status).toBe(200);
+    });
     expect(sim.rateLimited).toBe(1);
   });
 });

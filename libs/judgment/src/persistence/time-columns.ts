@@ -17,8 +17,11 @@ export const TIME_COLUMNS = [
  * Declares the record's time columns `timestamptz` in a PostgreSQL DataSource's metadata, as the migrations make
  * them. One entity class serves PostgreSQL and SQLite, and TypeORM has no column type valid on both (`Date` means
  * `timestamp` on PostgreSQL and `datetime` on SQLite; SQLite refuses `timestamptz`), so the entity says `Date` and
- * the PostgreSQL metadata is corrected here, once the DataSource is built — which TypeORM's schema builder then
- * compares with the database. Changes nothing on another database.
+ * the PostgreSQL metadata is corrected here, when JudgmentModule receives the initialised DataSource. What is read and
+ * written follows the database's own column type either way; the metadata matters to TypeORM's schema builder run
+ * after this (a schema check). An app's `synchronize`, and the TypeORM CLI's `migration:generate`, build their own
+ * metadata without it and would turn the columns back to `timestamp`: on PostgreSQL use the migrations (README).
+ * Changes nothing on another database.
  */
 export function declareTimeZones(dataSource: DataSource): DataSource {
   if (dataSource.driver.options.type !== 'postgres' || !dataSource.hasMetadata(AssessmentRecord)) return dataSource;

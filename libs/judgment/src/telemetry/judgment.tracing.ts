@@ -36,7 +36,11 @@ export interface SpanOptions {
 
 let tracing: { readonly provider: TracerProvider; readonly tracer: Tracer } | null = null;
 
-/** The package's tracer from the global TracerProvider (got again when the app registers another one). */
+/**
+ * The package's tracer from the global TracerProvider. The API hands out the same proxy provider before and after an
+ * SDK registers (the proxy delegates), so this is got again only when the global provider object itself changes
+ * (after `trace.disable()`).
+ */
 function tracer(): Tracer {
   const provider = trace.getTracerProvider();
   if (tracing?.provider !== provider) tracing = { provider, tracer: provider.getTracer(INSTRUMENTATION_SCOPE) };
@@ -47,7 +51,8 @@ function tracer(): Tracer {
  * Runs `work` inside a span of the package (through `@opentelemetry/api` only: a no-op unless the app registered an
  * SDK). The span is active while `work` runs, so spans started inside are its children; an error is recorded on it
  * (`error.type` = the error's class) and rethrown unchanged. With no SDK the span is the no-op API's echo of its
- * parent: then nothing is built, activated or recorded, and `work` runs as it would without telemetry.
+ * parent: when that parent is the active context, nothing is built, activated or recorded, and `work` runs as it
+ * would without telemetry; with an explicit parent (a job's carried trace) the echo is still made active for `work`.
  */
 export async function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T> | T): Promise<T> {
   const active = context.active();

@@ -22,7 +22,7 @@ import type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.o
 import { type RecordDetail, type RecordSummary, recordDetail, recordSummary } from '../records/record.view';
 import { ClaimReviewDto, ListReviewsQuery, RecordIdParams, ResolveReviewDto } from './review.dto';
 import { findRecord } from './record-lookup';
-import { type RecordPage, pageFilter, recordPage } from './record-page';
+import { type RecordPage, claimFilter, pageFilter, recordPage } from './record-page';
 import { requestReviewer } from './reviewer-from';
 import { judgmentValidationPipe } from './validation';
 
@@ -50,8 +50,7 @@ export class JudgmentReviewsController {
   async list(@Query() query: ListReviewsQuery, @Req() request: JudgmentHttpRequest): Promise<ReviewPage> {
     const records = await this.records.awaitingReview({
       ...pageFilter(query),
-      ...(query.claim === 'unclaimed' ? { unclaimed: true } : {}),
-      ...(query.claim === 'mine' ? { claimedBy: await requestReviewer(this.options, request) } : {}),
+      ...(await claimFilter(query.claim, this.options, request)),
     });
     return recordPage(records, query, recordSummary);
   }

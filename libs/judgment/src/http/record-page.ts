@@ -1,5 +1,10 @@
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
+import type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
 import type { ListRecordsQuery } from './review.dto';
+import { requestReviewer } from './reviewer-from';
+
+/** A list query's page: its Judgment filter, size, `after` cursor, and `offset` where the route takes one. */
+type PageQuery = Pick<ListRecordsQuery, 'judgment' | 'limit' | 'after'> & { readonly offset?: number };
 
 /**
  * One page of a record list. `nextAfter` is the `after` of the next page (keyset pagination, fast at any depth);
@@ -16,24 +21,36 @@ export interface RecordPage<T> {
 }
 
 /** The query's paging as a record filter: one record more than the page, to know whether another page follows. */
-export function pageFilter(query: ListRecordsQuery) {
+export function pageFilter(query: PageQuery) {
   return { judgment: query.judgment, limit: query.limit + 1, after: query.after, offset: query.offset };
+}
+
+/** The Review list's `claim` filter as a record filter (`mine`: the requesting reviewer's claims). */
+export async function claimFilter(
+  claim: 'unclaimed' | 'mine' | undefined,
+  options: JudgmentHttpOptions,
+  request: JudgmentHttpRequest,
+): Promise<{ unclaimed?: true; claimedBy?: Awaited<ReturnType<typeof requestReviewer>> }> {
+  if (claim === 'unclaimed') return { unclaimed: true };
+  if (claim === 'mine') return { claimedBy: await requestReviewer(options, request) };
+  return {};
 }
 
 /** The page of `records` (fetched with pageFilter), each shown with `view`. */
 export function recordPage<T>(
   records: AssessmentRecord[],
-  query: ListRecordsQuery,
+  query: PageQuery,
   view: (record: AssessmentRecord) => T,
 ): RecordPage<T> {
   const page = records.slice(0, query.limit);
   const more = records.length > query.limit;
+  const offset = query.offset ?? 0;
   return {
     data: page.map(view),
     page: {
       limit: query.limit,
-      offset: query.offset,
-      next: more ? query.offset + query.limit : null,
+      offset,
+      next: more ? offset + query.limit : null,
       nextAfter: more ? page[page.length - 1].id : null,
     },
   };

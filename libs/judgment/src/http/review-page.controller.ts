@@ -24,6 +24,7 @@ import { CsrfGuard, csrfToken } from './csrf';
 import { JUDGMENT_HTTP_OPTIONS } from './judgment-http.module-definition';
 import type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
 import { recordDetail, recordSummary } from '../records/record.view';
+import { claimFilter, pageFilter, recordPage as pageOf } from './record-page';
 import { RecordIdParams, ReviewPageForm, ReviewPageResolveForm, ReviewQueueQuery } from './review.dto';
 import { ReviewPageExceptionFilter, reviewPageBase } from './review-page.filter';
 import { PAGE_HEADERS, queuePage, recordPage } from './review-page.html';
@@ -53,21 +54,18 @@ export class JudgmentReviewPageController {
   @Get()
   async queue(@Query() query: ReviewQueueQuery, @Req() request: JudgmentHttpRequest, @Res() response: unknown) {
     const records = await this.records.awaitingReview({
-      judgment: query.judgment,
-      ...(query.claim === 'unclaimed' ? { unclaimed: true } : {}),
-      ...(query.claim === 'mine' ? { claimedBy: await requestReviewer(this.options, request) } : {}),
-      limit: query.limit + 1,
-      after: query.after,
+      ...pageFilter(query),
+      ...(await claimFilter(query.claim, this.options, request)),
     });
-    const page = records.slice(0, query.limit);
+    const { data, page } = pageOf(records, query, recordSummary);
     const html = queuePage({
       base: reviewPageBase(request),
-      records: page.map(recordSummary),
+      records: data,
       judgment: query.judgment,
       claim: query.claim,
       after: query.after,
       limit: query.limit,
-      nextAfter: records.length > query.limit ? page[page.length - 1].id : null,
+      nextAfter: page.nextAfter,
     });
     this.send(response, html);
   }

@@ -1,6 +1,6 @@
 import { binomialTailPValue, clopperPearsonUpper } from './binomial';
 import { type CandidateTally, casesNeeded, learnThenTest } from './learn-then-test';
-import { learnMask } from './threshold-suggestion';
+import { learnMask, mulberry32 as seeded } from './threshold-suggestion';
 
 /** P(Bin(n, p) ≤ k) summed term by term, to check the incomplete-beta form against. */
 function tailBySum(k: number, n: number, p: number): number {
@@ -11,18 +11,6 @@ function tailBySum(k: number, n: number, p: number): number {
     sum += coefficient * p ** i * (1 - p) ** (n - i);
   }
   return sum;
-}
-
-/** A seeded PRNG for the simulation (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('binomial tails', () => {

@@ -306,7 +306,7 @@ function percent(value: number): string {
 }
 
 /** A small seeded PRNG (mulberry32): the split must be reproducible and independent of the cases. */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -107,6 +107,12 @@ describe('untrusted text fencing', () => {
     expect(removeFenceTags('x < y and y > z; <b>bold</b> &amp; 100%')).toBe('x < y and y > z; <b>bold</b> &amp; 100%');
   });
 
+  it('leaves text that has closers but nothing that could open a tag as it is', () => {
+    const text = 'untrusted_user_text> y > z; /untrusted_user_text＞ 3E﹥';
+    expect(removeFenceTags(text)).toBe(text);
+    expect(removeFenceTags(`<${text}`)).toBe(' y > z; /untrusted_user_text＞ 3E﹥');
+  });
+
   it('takes linear time: 172 KB of nested tags are cleaned in well under a second', () => {
     const nested = `${'<untrusted_'.repeat(8000)}${'user_text>'.repeat(8000)}`;
     expect(nested.length).toBeGreaterThan(160_000);

@@ -13,6 +13,9 @@ const MAX_TAG_SPAN = 512;
 /** Ways to write `<` and `>`: plain, fullwidth, small form, HTML entities (named, decimal, hex), percent-encoded. */
 const OPENERS = /^(?:<|＜|﹤|&lt;?|&#0*60;?|&#x0*3c;?|%3c)/i;
 const CLOSER_AT_END = /(?:>|＞|﹥|&gt;|&#0*62;|&#x0*3e;|%3e)$/i;
+/** The characters an opener's spelling begins with, and those a closer's spelling ends with. */
+const OPENER_STARTS = /[<＜﹤&%]/;
+const CLOSER_ENDS = /[>＞﹥;e]/i;
 
 /** Look-alike letters of other scripts that read as the Latin letters of the fence name. */
 const CONFUSABLES: Readonly<Record<string, string>> = {
@@ -84,15 +87,15 @@ function isFenceTag(normalised: string): boolean {
  * dropped if it is a fence tag — so text joined by a removal is read again without rescanning (linear time).
  */
 export function removeFenceTags(text: string): string {
+  // Text without a character that can begin a tag's `<` has no tag: most text, kept as it is without a scan.
+  if (!OPENER_STARTS.test(text)) return text;
   const out: string[] = [];
   /** Positions in `out` where an opening `<` (in any spelling) starts. */
   const openers: number[] = [];
   for (const char of text) {
     out.push(char);
-    const tail = out.slice(-8).join('');
-    const start = out.length - 1;
-    if (OPENERS.test(char) || /^[&%]$/.test(char)) openers.push(start);
-    if (!CLOSER_AT_END.test(tail)) continue;
+    if (OPENER_STARTS.test(char)) openers.push(out.length - 1);
+    if (openers.length === 0 || !CLOSER_ENDS.test(char) || !CLOSER_AT_END.test(out.slice(-8).join(''))) continue;
     for (let index = openers.length - 1; index >= 0; index--) {
       const opener = openers[index];
       if (out.length - opener > MAX_TAG_SPAN) break;

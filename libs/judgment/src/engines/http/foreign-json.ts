@@ -58,6 +58,16 @@ export function redactDeep(value: unknown, secret: string | null): unknown {
   return copy;
 }
 
+/**
+ * `redactDeep` of `parsed`, the value JSON-parsed from `text` after `redact`. A text without a backslash has strings
+ * that decode to themselves, so once it holds no secret neither does its value: the value is returned as it is,
+ * without walking or copying it.
+ */
+export function redactParsed(parsed: unknown, text: string, secret: string | null): unknown {
+  if (!secret || (!text.includes('\\') && !text.includes(secret))) return parsed;
+  return redactDeep(parsed, secret);
+}
+
 /** Input and output token counts an Engine reported: whole numbers ≥ 0 only, anything else left out. */
 export function tokenCounts(usage: unknown): Record<string, number> | null {
   if (usage === null || typeof usage !== 'object' || Array.isArray(usage)) return null;

@@ -9,7 +9,7 @@ import {
   PROVENANCE_HEAD_CHARS,
   nestsDeeperThan,
   redact,
-  redactDeep,
+  redactParsed,
   shorten,
   tokenCounts,
 } from '../http/foreign-json';
@@ -75,7 +75,7 @@ export function readResponse(
   const cleaned = redact(text, secret);
   const deep = nestsDeeperThan(cleaned);
   const parsed = parseObject(cleaned);
-  const body = parsed && !deep ? (redactDeep(parsed, secret) as Record<string, unknown>) : parsed;
+  const body = parsed && !deep ? (redactParsed(parsed, cleaned, secret) as Record<string, unknown>) : parsed;
   if (!body) throw unreadable(origin, 'it is not a JSON object');
   const answers = body.answers;
   if (!isObject(answers)) throw unreadable(origin, 'it has no "answers" object');

@@ -2,7 +2,7 @@ import { globalAgent, request } from 'node:http';
 import { JevSimulator } from './jev-simulator';
 import { OpenAiSimulator } from './openai-simulator';
 
-/** GET `url` on Node's default keep-alive agent (the one axios uses); rejects with the socket's error. */
+/** GET `url` on Node's default keep-alive agent (as most HTTP clients do); rejects with the socket's error. */
 function get(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent: globalAgent }, (res) => {

@@ -1,8 +1,8 @@
-import axios, { type AxiosInstance } from 'axios';
+import { type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
 import { EngineCallInterrupted, EngineFailed, EngineRateLimitDeferred } from '../../errors';
-import { inHttpSpan } from '../../telemetry/judgment.tracing';
+import { inHttpSpan, traceCarrier } from '../../telemetry/judgment.tracing';
 import { limitMode } from '../limits/limit-context';
-import { type Sleep, attemptDeadline, isDeadlineAbort, isOversizedBody, sleepUnlessAborted } from './request-limits';
+import { type Sleep, attemptDeadline, deadlineMs, sleepUnlessAborted } from './request-limits';
 import { retryWait, type RetryHeaders } from './retry';
 
 /** Headers of a response, as read from the HTTP client (names lower-case). */
@@ -45,8 +45,9 @@ export interface EngineHttpAnswer {
  * the wait the response asks for.
  */
 export class EngineHttpClient {
-  private readonly http: AxiosInstance;
-  /** The API key lives only here (an ES private field: not in JSON, util.inspect or the axios defaults). */
+  /** Keeps connections alive between calls; honours HTTP_PROXY, HTTPS_PROXY and NO_PROXY. */
+  private readonly dispatcher: Dispatcher;
+  /** The API key lives only here (an ES private field: not in JSON, util.inspect or any request options kept). */
   readonly #key: string | null;
 
   constructor(
@@ -57,18 +58,12 @@ export class EngineHttpClient {
     private readonly shutdown?: AbortSignal,
   ) {
     this.#key = key;
-    this.http = axios.create({
-      headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
-      responseType: 'text',
-      transformResponse: [(data: unknown) => data],
-      validateStatus: () => true,
-      maxRedirects: 0,
-      maxContentLength: settings.maxResponseBytes,
-    });
-    // The key is added per request, so it never sits in the instance's defaults.
-    this.http.interceptors.request.use((config) => {
-      if (this.#key !== null) config.headers.set(...settings.authorization(this.#key));
-      return config;
+    // The attempt's deadline bounds a request: undici's own timers (10 s to connect, 5 min idle) are set to match it.
+    this.dispatcher = new EnvHttpProxyAgent({
+      maxResponseSize: settings.maxResponseBytes,
+      connectTimeout: deadlineMs(settings.timeout),
+      headersTimeout: 0,
+      bodyTimeout: 0,
     });
   }
 
@@ -77,11 +72,12 @@ export class EngineHttpClient {
     const { connection, endpoint, timeout, retries, retryable, retryHeaders } = this.settings;
     for (let attempts = 1; ; attempts++) {
       const deadline = attemptDeadline(timeout);
-      const post = () => this.http.post<string>(endpoint, body, { signal: deadline });
-      const response = await inHttpSpan('POST', endpoint, attempts - 1, post).catch((error: unknown) => {
-        throw transportError(error, connection, endpoint, timeout, deadline, this.settings.maxResponseBytes);
-      });
-      const headers = response.headers as ResponseHeaders;
+      const response = await inHttpSpan('POST', endpoint, attempts - 1, () => this.post(body, deadline)).catch(
+        (error: unknown) => {
+          throw transportError(error, connection, endpoint, timeout, deadline, this.settings.maxResponseBytes);
+        },
+      );
+      const { headers } = response;
       if (response.status === 429 && limitMode().defer) {
         throw new EngineRateLimitDeferred(
           `The Engine rate-limited the request (HTTP 429, connection "${connection}"); the queue pauses for its ` +
@@ -89,9 +85,7 @@ export class EngineHttpClient {
           retryWait(retryHeaders(headers), attempts),
         );
       }
-      if (!retryable.has(response.status) || attempts > retries) {
-        return { status: response.status, headers, text: String(response.data ?? ''), attempts };
-      }
+      if (!retryable.has(response.status) || attempts > retries) return { ...response, attempts };
       try {
         await this.sleep(retryWait(retryHeaders(headers), attempts), this.shutdown);
       } catch (error) {
@@ -99,6 +93,30 @@ export class EngineHttpClient {
         throw error;
       }
     }
+  }
+
+  /**
+   * One request, body read whole as text: redirects are not followed, the deadline covers the body too. It carries the
+   * HTTP span's trace context (`traceparent`) when an OpenTelemetry SDK is registered.
+   */
+  private async post(body: string, deadline: AbortSignal): Promise<Omit<EngineHttpAnswer, 'attempts'>> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'content-type': 'application/json',
+      ...traceCarrier(),
+    };
+    if (this.#key !== null) {
+      const [name, value] = this.settings.authorization(this.#key);
+      headers[name.toLowerCase()] = value;
+    }
+    const response = await request(this.settings.endpoint, {
+      method: 'POST',
+      headers,
+      body,
+      signal: deadline,
+      dispatcher: this.dispatcher,
+    });
+    return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
   }
 }
 
@@ -120,7 +138,7 @@ function interrupted(connection: string, attempt: number): EngineCallInterrupted
 
 /**
  * A transport failure (deadline, size cap, refused or reset connection) as an EngineFailed. The HTTP client's error is
- * dropped: it carries the request config and headers, API key included. The cause keeps only method, path and code.
+ * dropped, so nothing of the request (the API key included) can travel with it: the cause keeps method, path and code.
  */
 function transportError(
   error: unknown,
@@ -133,7 +151,7 @@ function transportError(
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'unknown';
   const url = new URL(endpoint);
   const cause = new Error(`POST ${url.pathname} failed: ${code}`);
-  if (isOversizedBody(error)) {
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
     return new EngineFailed(
       `The Engine's response was larger than ${maxResponseBytes} bytes (connection "${connection}", POST ` +
         `${url.origin}${url.pathname}), so reading stopped. Raise engines.${connection}.maxResponseBytes if its ` +
@@ -141,7 +159,7 @@ function transportError(
       { cause },
     );
   }
-  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || (deadline && isDeadlineAbort(error, deadline))) {
+  if (deadline?.aborted || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new EngineFailed(
       `The Engine did not answer within ${timeoutSeconds} s (connection "${connection}", POST ${url.origin}${url.pathname}); ` +
         `a timed-out attempt is not retried. Raise engines.${connection}.timeout if the Engine needs longer.`,

@@ -11,19 +11,13 @@ export const sleepUnlessAborted: Sleep = (milliseconds, signal) => delay(millise
 
 /**
  * The signal of one attempt: aborts `seconds` after the request starts, however the server trickles its answer —
- * covering connect, headers and body (an idle timer such as axios's `timeout` is reset by every byte).
+ * covering connect, headers and body (an idle timer would be reset by every byte).
  */
 export function attemptDeadline(seconds: number): AbortSignal {
-  return AbortSignal.timeout(Math.max(1, Math.round(seconds * 1000)));
+  return AbortSignal.timeout(deadlineMs(seconds));
 }
 
-/** Whether an HTTP client's error is the abort of an attempt's deadline. */
-export function isDeadlineAbort(error: unknown, deadline: AbortSignal): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return deadline.aborted && (code === 'ERR_CANCELED' || (error as Error | null)?.name === 'AbortError');
-}
-
-/** Whether an HTTP client's error is a body over its size cap (axios: ERR_BAD_RESPONSE, "maxContentLength"). */
-export function isOversizedBody(error: unknown): boolean {
-  return /maxContentLength size of -?\d+ exceeded/.test(String((error as Error | null)?.message ?? ''));
+/** An attempt's `timeout` in whole milliseconds, at least 1. */
+export function deadlineMs(seconds: number): number {
+  return Math.max(1, Math.round(seconds * 1000));
 }

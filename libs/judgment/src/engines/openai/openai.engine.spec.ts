@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { isAxiosError } from 'axios';
 import { inspect } from 'node:util';
 import { startOpenAiSimulator, type OpenAiFault, type RunningOpenAiSimulator } from 'nestjs-judgment/simulator';
 import { Evidence } from '../../definition/evidence';
@@ -9,6 +8,7 @@ import type { EngineRequest } from '../engine.interface';
 import { EngineManager } from '../engine.manager';
 import { OpenAiEngine } from './openai.engine';
 import { durationMs, openAiRetryHeaders } from './openai.retry';
+import { JudgmentError } from '../../errors/judgment.error';
 
 const SECRET = 'sk-proj-SECRET-4242';
 let sim: RunningOpenAiSimulator;
@@ -126,7 +126,10 @@ describe('the openai driver', () => {
     expect((error as Error).name).toBe(name);
     expect((error as Error).message).toContain(says);
     expect((error as Error).message).toContain('"openai"');
-    for (let link: unknown = error; link instanceof Error; link = link.cause) expect(isAxiosError(link)).toBe(false);
+    // Never the HTTP client's own error: only the Judgment error and the plain cause the driver wrote.
+    for (let link: unknown = error; link instanceof Error; link = link.cause) {
+      expect(link instanceof JudgmentError || link.constructor === Error).toBe(true);
+    }
     expect(exposed(error)).not.toContain(SECRET);
     expect(inspect(logged, { depth: null })).not.toContain(SECRET);
   });

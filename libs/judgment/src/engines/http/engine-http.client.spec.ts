@@ -1,0 +1,99 @@
+import { createServer as createTcpServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { EngineHttpClient, type EngineHttpSettings, retryAfterHeaders } from './engine-http.client';
+import { serve } from './loopback-server.spec-helpers';
+
+const settings = (endpoint: string): EngineHttpSettings => ({
+  connection: 'jev',
+  endpoint,
+  timeout: 5,
+  retries: 0,
+  maxResponseBytes: 1024,
+  retryable: new Set([429]),
+  retryHeaders: retryAfterHeaders,
+  authorization: (key) => ['Authorization', `Bearer ${key}`],
+});
+
+/** A forward proxy that tunnels CONNECT requests, remembering each target. */
+async function tunnellingProxy() {
+  const targets: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((client) => {
+    sockets.add(client);
+    client.once('data', (head) => {
+      const target = /^CONNECT (\S+) HTTP/.exec(head.toString())?.[1];
+      if (!target) return client.destroy();
+      targets.push(target);
+      const [host, port] = target.split(':');
+      const upstream = connect(Number(port), host, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.pipe(client).pipe(upstream);
+      });
+      sockets.add(upstream);
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    targets,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('EngineHttpClient', () => {
+  const saved = { HTTP_PROXY: process.env.HTTP_PROXY, NO_PROXY: process.env.NO_PROXY };
+  afterEach(() => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  it('sends the body with the key and reads the answer, on kept-alive connections', async () => {
+    const sockets = new Set<unknown>();
+    const seen: Array<{ authorization?: string; body: string }> = [];
+    const server = await serve((req, res, body) => {
+      sockets.add(req.socket);
+      seen.push({ authorization: req.headers.authorization, body });
+      res.setHeader('content-type', 'application/json');
+      res.end('{"ok":true}');
+    });
+    try {
+      const client = new EngineHttpClient(settings(`${server.url}/v1/systemone`), 'sk-1');
+      for (let call = 0; call < 6; call++) {
+        expect(await client.send('{"n":1}')).toMatchObject({ status: 200, text: '{"ok":true}', attempts: 1 });
+      }
+      expect(seen).toEqual(Array(6).fill({ authorization: 'Bearer sk-1', body: '{"n":1}' }));
+      // Six calls one after the other: the pool may open a second connection while the first ends its answer.
+      expect(sockets.size).toBeLessThanOrEqual(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('goes through the proxy HTTP_PROXY names, unless NO_PROXY names the host', async () => {
+    const server = await serve((_req, res) => res.end('{}'));
+    const proxy = await tunnellingProxy();
+    try {
+      process.env.HTTP_PROXY = proxy.url;
+      delete process.env.NO_PROXY;
+      const proxied = new EngineHttpClient(settings(`${server.url}/v1/systemone`), null);
+      expect((await proxied.send('{}')).status).toBe(200);
+      expect(proxy.targets).toEqual([new URL(server.url).host]);
+
+      process.env.NO_PROXY = '127.0.0.1';
+      const direct = new EngineHttpClient(settings(`${server.url}/v1/systemone`), null);
+      expect((await direct.send('{}')).status).toBe(200);
+      expect(proxy.targets).toHaveLength(1);
+      expect(server.requests()).toBe(2);
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+  });
+});

@@ -1,6 +1,7 @@
 // What `Judge.assess` adds over a bare axios POST of the same body to the Jev simulator (0 ms, its own process):
 // persistence off, on SQLite (in memory) and on PostgreSQL; sequential and at concurrency 16; alternating rounds of
-// one run. Prints p50/p99 latency, requests per second, client CPU per call, and each ratio to bare.
+// one run. Prints p50/p99 latency, requests per second, client CPU per call, and each ratio to bare. The driver posts
+// with undici, which costs less per request than axios: a bare undici POST is measured too, and each ratio to it.
 //   node -r ./scripts/register.js bench/assess-overhead.bench.ts [calls per round]
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -8,6 +9,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import axios from 'axios';
 import { Judge, JudgmentModule, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
 import { DataSource } from 'typeorm';
+import { request } from 'undici';
 import { describeAttempt } from '../libs/judgment/src/judge/attempt';
 import { requestBody } from '../libs/judgment/src/engines/jev/jev.wire';
 import {
@@ -30,9 +32,9 @@ const ROUNDS = 3;
 
 const TEXT = 'It leaks from the base; photo attached. [[abusive=0.05]] [[credibility=3:0.6]]';
 
-type Mode = 'bare' | 'off' | 'sqlite' | 'postgres';
+type Mode = 'bare' | 'bare-undici' | 'off' | 'sqlite' | 'postgres';
 
-async function judgeFor(mode: Exclude<Mode, 'bare'>, url: string) {
+async function judgeFor(mode: Exclude<Mode, 'bare' | 'bare-undici'>, url: string) {
   const typeOrm =
     mode === 'postgres'
       ? [TypeOrmModule.forRoot({ ...PG, database: DATABASE, entities: judgmentEntities, retryAttempts: 0 })]
@@ -93,10 +95,8 @@ async function main() {
   const endpoint = `${simulator.url}/v1/systemone`;
   const attempt = describeAttempt(new RefundCheck(TEXT));
   const body = requestBody(MODEL, attempt.evidence.shown, attempt.expanded);
-  const http = axios.create({
-    headers: { Accept: 'application/json', 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
-    responseType: 'text',
-  });
+  const headers = { Accept: 'application/json', 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` };
+  const http = axios.create({ headers, responseType: 'text' });
   const apps = {
     off: await judgeFor('off', simulator.url),
     sqlite: await judgeFor('sqlite', simulator.url),
@@ -104,6 +104,10 @@ async function main() {
   };
   const calls: Record<Mode, () => Promise<unknown>> = {
     bare: () => http.post(endpoint, body),
+    'bare-undici': async () => {
+      const response = await request(endpoint, { method: 'POST', headers, body });
+      return response.body.text();
+    },
     off: () => apps.off.judge.assess(new RefundCheck(TEXT)),
     sqlite: () => apps.sqlite.judge.assess(new RefundCheck(TEXT)),
     postgres: () => apps.postgres.judge.assess(new RefundCheck(TEXT)),
@@ -139,9 +143,10 @@ async function main() {
   }
 
   const bare = tallies.bare;
+  const throughput = (tally: Tally) => tally.calls / (tally.wallMs / 1000);
   const rows = modes.map((mode) => {
     const { sequential, concurrent } = tallies[mode];
-    const perSecond = concurrent.calls / (concurrent.wallMs / 1000);
+    const perSecond = throughput(concurrent);
     return {
       mode,
       'seq p50 ms': Number(median(sequential.ms).toFixed(3)),
@@ -149,7 +154,8 @@ async function main() {
       'added p50 ms': Number((median(sequential.ms) - median(bare.sequential.ms)).toFixed(3)),
       'added p99 ms': Number((percentile(sequential.ms, 0.99) - percentile(bare.sequential.ms, 0.99)).toFixed(3)),
       'c16 req/s': Math.round(perSecond),
-      'c16 ratio to bare': Number((perSecond / (bare.concurrent.calls / (bare.concurrent.wallMs / 1000))).toFixed(2)),
+      'c16 ratio to bare': Number((perSecond / throughput(bare.concurrent)).toFixed(2)),
+      'c16 ratio to bare undici': Number((perSecond / throughput(tallies['bare-undici'].concurrent)).toFixed(2)),
       'CPU ms/call (c16)': Number((concurrent.cpuMs / concurrent.calls).toFixed(3)),
       'PG statements/call': Number((concurrent.statements / concurrent.calls).toFixed(2)),
     };

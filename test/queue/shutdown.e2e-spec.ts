@@ -1,5 +1,6 @@
 // Shutdown during a retry wait (issue 17, item 3): a 429 asking for 25 s must not hold app.close(), nothing more is
-// sent once closing began, and the job is left for another worker, which assesses it. Real Redis and PostgreSQL
+// sent once closing began, and the job is left for another worker, which assesses it; so too when the 429 comes back
+// while the worker closes. Real Redis and PostgreSQL
 // (its own database and key prefix), the Jev simulator over HTTP.
 import type { INestApplicationContext } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
@@ -41,6 +42,7 @@ afterAll(async () => {
   for (const resource of open.splice(0).reverse()) await resource.close();
   await clearPrefix(prefix);
   await clearPrefix(`${prefix}-race`);
+  await clearPrefix(`${prefix}-closing`);
   await db?.destroy();
   await sim?.stop();
 });
@@ -135,4 +137,43 @@ it('app.close() just after a job was refused by the rate limit does not wait the
   expect(sim.requestCount - sentBefore).toBe(1);
   expect(closeMs).toBeLessThan(5000);
   console.log(`app.close() begun while a rate-limited job was being given back took ${closeMs} ms`);
+}, 60_000);
+
+it('a 429 that comes back while the worker closes gives the job back, with the pause kept on the queue', async () => {
+  const closingPrefix = `${prefix}-closing`;
+  const app = await startQueueApp({
+    database: DATABASE,
+    prefix: closingPrefix,
+    simulatorUrl,
+    options: {
+      engine: 'jev',
+      engines: { jev: { driver: 'jev', key: API_KEY, url: simulatorUrl, model: 'jev-1.13.0', retries: 3 } },
+    },
+  });
+  open.push(app);
+  const assess = inspectQueue('judgment-assess', closingPrefix);
+  open.push(assess);
+  const sentBefore = sim.requestCount;
+  sim.setLatency(1500);
+  sim.fail({ status: 429, retryAfter: 25, retryAfterMs: null });
+  let closeMs: number;
+  let id: string;
+  try {
+    const customer = await db.getRepository(Customer).save(Object.assign(new Customer(), { name: 'Cy' }));
+    id = await app.get(Judge).dispatch(new RefundCheck(customer, 'Refund me. [[abusive=0.2]]'));
+    await waitFor('the request in flight', async () => sim.requestCount === sentBefore + 1);
+    const started = Date.now();
+    open.splice(open.indexOf(app), 1);
+    await app.close(); // the 429 arrives 1.5 s after the request, while the worker waits for its job
+    closeMs = Date.now() - started;
+  } finally {
+    sim.setLatency(0);
+  }
+  const job = await assess.getJob(id);
+  expect(['waiting', 'prioritized']).toContain(await job!.getState());
+  expect(job!.attemptsMade).toBe(0);
+  expect(await assess.getRateLimitTtl()).toBeGreaterThan(20_000);
+  expect(sim.requestCount - sentBefore).toBe(1);
+  expect(closeMs).toBeGreaterThan(1000);
+  expect(closeMs).toBeLessThan(5000);
 }, 60_000);

@@ -77,9 +77,9 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
 
   async onModuleDestroy(): Promise<void> {
     this.start.engines?.shutdown();
-    // A job the rate limit refused just before close() began is given back to the queue after it, and BullMQ then
-    // waits the whole pause in this worker (with a wait close() did not cancel) before close() resolves. Once closing,
-    // no rate-limit wait: the pause is kept on the queue, for the other workers.
+    // A job the rate limit refuses while this worker closes (or just before) is given back to the queue, and BullMQ
+    // would then wait the whole pause in this worker (a wait close() does not cancel) before close() resolves. Once
+    // closing, no rate-limit wait: the pause is kept on the queue, for the other workers.
     this.worker.opts.maximumRateLimitDelay = 0;
     await this.worker.close();
   }
@@ -144,10 +144,10 @@ export class AssessProcessor extends JudgmentWorkerHost {
   }
 
   process(job: Job<AssessJobData>, token?: string): Promise<AssessStep> {
-    return this.inJobSpan(job, () => this.ridingOutages(job, token, () => this.assess(job, token)));
+    return this.inJobSpan(job, () => this.ridingOutages(job, token, () => this.assess(job)));
   }
 
-  private async assess(job: Job<AssessJobData>, token: string | undefined): Promise<AssessStep> {
+  private async assess(job: Job<AssessJobData>): Promise<AssessStep> {
     const checkpoint = (typeof job.progress === 'object' ? job.progress : {}) as Partial<AssessCheckpoint>;
     if ('record' in checkpoint && typeof checkpoint.record === 'number') {
       await this.chainDecide(job, checkpoint.record);
@@ -157,7 +157,7 @@ export class AssessProcessor extends JudgmentWorkerHost {
     const paid = 'paid' in checkpoint ? checkpoint.paid : undefined;
     let run: AssessRun;
     try {
-      run = await this.assessWithinLimits(job, token, judgment, paid);
+      run = await this.assessWithinLimits(judgment, paid);
     } catch (error) {
       // Paid answers that could not be recorded stay with the job: the next run records them without paying again.
       if (error instanceof AssessmentNotRecorded && error.assessment instanceof Assessment)
@@ -175,28 +175,16 @@ export class AssessProcessor extends JudgmentWorkerHost {
   /**
    * Assesses with the connection's rate limits deferred to the queue: when the limit (or the Engine's 429) refuses
    * the call, the whole queue pauses for the time given (BullMQ's manual rate limit) and the job goes back to wait
-   * without counting as an attempt. While this worker is closing, the job is delayed by the pause instead: BullMQ
-   * would otherwise wait the pause out in this worker before its close() resolves (its rate-limit wait is not
-   * cancelled by a close that began before it).
+   * without counting as an attempt. A closing worker does not wait the pause out (see onModuleDestroy).
    */
-  private async assessWithinLimits(
-    job: Job<AssessJobData>,
-    token: string | undefined,
-    judgment: Judgment,
-    paid: PaidAnswers | undefined,
-  ): Promise<AssessRun> {
+  private async assessWithinLimits(judgment: Judgment, paid: PaidAnswers | undefined): Promise<AssessRun> {
     if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment, paid);
     try {
       return await withLimitMode({ defer: true }, () => this.jobs.assess(this.judge, judgment, paid));
     } catch (error) {
       if (!(error instanceof EngineRateLimitDeferred)) throw error;
       // Never 0: a 429 saying `retry-after: 0` would otherwise send every worker straight back to the Engine.
-      const pause = Math.max(MIN_RATE_LIMIT_PAUSE_MS, error.retryAfterMs);
-      await this.assessQueue.rateLimit(pause);
-      if (this.worker.closing && token !== undefined) {
-        await job.moveToDelayed(Date.now() + pause, token);
-        throw new DelayedError();
-      }
+      await this.assessQueue.rateLimit(Math.max(MIN_RATE_LIMIT_PAUSE_MS, error.retryAfterMs));
       throw Worker.RateLimitError();
     }
   }

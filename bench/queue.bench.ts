@@ -3,12 +3,18 @@
 // what each judgment costs: PostgreSQL statements (counted in this process), Redis commands (`INFO commandstats` of
 // a redis-server of the bench's own) and CPU time of this process, its PostgreSQL backends and that Redis.
 // Real Redis and PostgreSQL; the Jev simulator runs in its own process (a remote Engine, as in production), so it
-// does not compete with the workers for their event loop.
+// does not compete with the workers for their event loop. The same number of bare undici POSTs of the same body, with
+// the same concurrency, then measure what the simulator and HTTP alone allow: the ratio to that is what the queue,
+// the record and the decision cost.
 //   node -r ./scripts/register.js bench/queue.bench.ts [judgments] [concurrency]
 import { commandCalls, privateRedis } from './support/private-redis'; // first: it points the fixtures at its server
 import { Judge } from 'nestjs-judgment';
+import { request } from 'undici';
+import { describeAttempt } from '../libs/judgment/src/judge/attempt';
+import { requestBody } from '../libs/judgment/src/engines/jev/jev.wire';
 import {
   API_KEY,
+  MODEL,
   Customer,
   EventLog,
   RefundCheck,
@@ -85,6 +91,7 @@ async function main() {
   );
   const perSecond = JUDGMENTS / (totalMs / 1000);
   const ideal = CONCURRENCY / (LATENCY_MS / 1000);
+  const bareHttp = await bareHttpPerSecond(simulator.url, new RefundCheck(customers[0], `Case ${customers[0].id}.`));
   console.log(
     JSON.stringify(
       {
@@ -96,6 +103,8 @@ async function main() {
         judgmentsPerSecond: Number(perSecond.toFixed(1)),
         idealPerSecond: ideal,
         ratio: Number((perSecond / ideal).toFixed(3)),
+        bareHttpPerSecond: Number(bareHttp.toFixed(1)),
+        ratioToBareHttp: Number((perSecond / bareHttp).toFixed(3)),
         // Near 1: this process is CPU-bound (dispatch, both workers and their TypeORM/BullMQ work share one thread).
         eventLoopUtilisation: Number(busy.toFixed(2)),
         cpuMsPerJudgment: Number((nodeCpuMs / JUDGMENTS).toFixed(2)),
@@ -116,6 +125,22 @@ async function main() {
   await db.destroy();
   redis.stop();
   simulator.stop();
+}
+
+/** Requests per second of JUDGMENTS bare undici POSTs of the Judgment's request body, CONCURRENCY in flight. */
+async function bareHttpPerSecond(url: string, judgment: RefundCheck): Promise<number> {
+  const attempt = describeAttempt(judgment);
+  const body = requestBody(MODEL, attempt.evidence.shown, attempt.expanded);
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` };
+  const post = async () => (await request(`${url}/v1/systemone`, { method: 'POST', headers, body })).body.text();
+  let started = 0;
+  const begin = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (started++ < JUDGMENTS) await post();
+    }),
+  );
+  return JUDGMENTS / ((performance.now() - begin) / 1000);
 }
 
 main().catch((error) => {

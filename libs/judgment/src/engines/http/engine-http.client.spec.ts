@@ -97,3 +97,47 @@ describe('EngineHttpClient', () => {
     }
   });
 });
+
+describe('EngineHttpClient transport failures', () => {
+  /** A raw TCP server answering each request's first bytes with `answer(socket)`. */
+  async function rawServer(answer: (socket: Socket) => void) {
+    const sockets = new Set<Socket>();
+    const server = createTcpServer((socket) => {
+      sockets.add(socket);
+      socket.once('data', () => answer(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/systemone`,
+      close: () =>
+        new Promise<void>((resolve) => {
+          for (const socket of sockets) socket.destroy();
+          server.close(() => resolve());
+        }),
+    };
+  }
+
+  it.each([
+    [
+      'the connection closed halfway through the answer',
+      (socket: Socket) => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"answers":');
+        setTimeout(() => socket.destroy(), 20);
+      },
+      /^The Engine closed the connection before its answer was complete \(connection "jev", POST http:\/\/127\.0\.0\.1:\d+\/v1\/systemone\)/,
+    ],
+    [
+      'an answer that is not HTTP',
+      (socket: Socket) => void socket.write('SSH-2.0-OpenSSH_9.2\r\n\r\n'),
+      /^The server answered with something other than HTTP\/1\.1 \(connection "jev", .*\)\. Check that engines\.jev\.url points/,
+    ],
+  ])('%s fails as EngineFailed saying so', async (_case, answer, says) => {
+    const server = await rawServer(answer);
+    try {
+      const error = await new EngineHttpClient(settings(server.url), 'sk-1').send('{}').catch((thrown: Error) => thrown);
+      expect(error).toMatchObject({ name: 'EngineFailed', message: expect.stringMatching(says) });
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -148,27 +148,42 @@ function transportError(
   deadline?: AbortSignal,
   maxResponseBytes?: number,
 ): EngineFailed {
-  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'unknown';
+  const { code: given, name } = (error ?? {}) as { code?: unknown; name?: unknown };
+  const code = typeof given === 'string' ? given : name === 'HTTPParserError' ? name : 'unknown';
   const url = new URL(endpoint);
+  const target = `connection "${connection}", POST ${url.origin}${url.pathname}`;
   const cause = new Error(`POST ${url.pathname} failed: ${code}`);
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
     return new EngineFailed(
-      `The Engine's response was larger than ${maxResponseBytes} bytes (connection "${connection}", POST ` +
-        `${url.origin}${url.pathname}), so reading stopped. Raise engines.${connection}.maxResponseBytes if its ` +
-        'answers are really that large.',
+      `The Engine's response was larger than ${maxResponseBytes} bytes (${target}), so reading stopped. Raise ` +
+        `engines.${connection}.maxResponseBytes if its answers are really that large.`,
       { cause },
     );
   }
   if (deadline?.aborted || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new EngineFailed(
-      `The Engine did not answer within ${timeoutSeconds} s (connection "${connection}", POST ${url.origin}${url.pathname}); ` +
-        `a timed-out attempt is not retried. Raise engines.${connection}.timeout if the Engine needs longer.`,
+      `The Engine did not answer within ${timeoutSeconds} s (${target}); a timed-out attempt is not retried. Raise ` +
+        `engines.${connection}.timeout if the Engine needs longer.`,
+      { cause },
+    );
+  }
+  if (code === 'UND_ERR_SOCKET') {
+    return new EngineFailed(
+      `The Engine closed the connection before its answer was complete (${target}): it may have restarted, or ` +
+        'something in between (a proxy, a load balancer) cut the request.',
+      { cause },
+    );
+  }
+  if (code === 'HTTPParserError') {
+    return new EngineFailed(
+      `The server answered with something other than HTTP/1.1 (${target}). Check that engines.${connection}.url ` +
+        "points at the Engine's HTTP port.",
       { cause },
     );
   }
   return new EngineFailed(
-    `The Engine could not be reached (connection "${connection}", POST ${url.origin}${url.pathname}: ${code}). ` +
-      `Check engines.${connection}.url and that the server is running.`,
+    `The Engine could not be reached (${target}: ${code}). Check engines.${connection}.url and that the server is ` +
+      'running.',
     { cause },
   );
 }

@@ -111,7 +111,7 @@ describe('the openai driver', () => {
     ['an overload', { status: 529 }, 'EngineOverloaded', 'Overloaded'],
     ['a server error', { status: 500 }, 'EngineFailed', 'The server had an error'],
     ['a timeout', { kind: 'hang' }, 'EngineFailed', 'did not answer within 0.5 s'],
-    ['a dropped connection', { kind: 'disconnect' }, 'EngineFailed', 'could not be reached'],
+    ['a dropped connection', { kind: 'disconnect' }, 'EngineFailed', 'closed the connection before its answer'],
     ['a truncated body', { kind: 'truncated' }, 'MalformedEngineResponse', 'not a JSON object'],
     ['two choices', { kind: 'two-choices' }, 'MalformedEngineResponse', 'it has 2 choices, where 1 was asked'],
     ['missing logprobs', { kind: 'omit-logprobs' }, 'MalformedEngineResponse', 'carries no logprobs'],

@@ -134,7 +134,9 @@ describe('EngineHttpClient transport failures', () => {
   ])('%s fails as EngineFailed saying so', async (_case, answer, says) => {
     const server = await rawServer(answer);
     try {
-      const error = await new EngineHttpClient(settings(server.url), 'sk-1').send('{}').catch((thrown: Error) => thrown);
+      const error = await new EngineHttpClient(settings(server.url), 'sk-1')
+        .send('{}')
+        .catch((thrown: Error) => thrown);
       expect(error).toMatchObject({ name: 'EngineFailed', message: expect.stringMatching(says) });
     } finally {
       await server.close();

@@ -93,9 +93,9 @@ describe('the API key never leaves the driver', () => {
         .catch((thrown: unknown) => thrown);
       expect((error as Error).name).toBe(failure);
       // Never the HTTP client's own error: only the Judgment error and the plain cause the driver wrote.
-    for (let link: unknown = error; link instanceof Error; link = link.cause) {
-      expect(link instanceof JudgmentError || link.constructor === Error).toBe(true);
-    }
+      for (let link: unknown = error; link instanceof Error; link = link.cause) {
+        expect(link instanceof JudgmentError || link.constructor === Error).toBe(true);
+      }
       expect(exposed(error)).not.toContain(SECRET);
       expect(inspect(logged, { depth: null })).not.toContain(SECRET);
     },

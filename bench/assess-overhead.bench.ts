@@ -9,12 +9,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import axios from 'axios';
 import { Judge, JudgmentModule, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
 import { DataSource } from 'typeorm';
-import { request } from 'undici';
 import { describeAttempt } from '../libs/judgment/src/judge/attempt';
 import { requestBody } from '../libs/judgment/src/engines/jev/jev.wire';
 import {
   PG,
   RefundCheck,
+  barePost,
   countPostgresStatements,
   median,
   percentile,
@@ -104,10 +104,7 @@ async function main() {
   };
   const calls: Record<Mode, () => Promise<unknown>> = {
     bare: () => http.post(endpoint, body),
-    'bare-undici': async () => {
-      const response = await request(endpoint, { method: 'POST', headers, body });
-      return response.body.text();
-    },
+    'bare-undici': () => barePost(endpoint, body, headers),
     off: () => apps.off.judge.assess(new RefundCheck(TEXT)),
     sqlite: () => apps.sqlite.judge.assess(new RefundCheck(TEXT)),
     postgres: () => apps.postgres.judge.assess(new RefundCheck(TEXT)),

@@ -1,6 +1,7 @@
 /**
- * Jev driver overhead: requests per second of a bare `axios.post` against the Jev simulator (0 ms latency) versus
- * the driver's `answer()` for the same three Questions, each at concurrency 16.
+ * Jev driver overhead: requests per second of a bare POST with the driver's own HTTP client (undici) against the Jev
+ * simulator (0 ms latency) versus the driver's `answer()` for the same three Questions, each at concurrency 16; a bare
+ * `axios.post` (the client the driver used before) is printed too, for reference.
  * Run: node -r ./scripts/register.js bench/engine-driver.bench.ts
  */
 import axios from 'axios';
@@ -8,6 +9,7 @@ import { JevSimulator } from 'nestjs-judgment/simulator';
 import { JevEngine } from '../libs/judgment/src/engines/jev/jev.engine';
 import type { EngineRequest } from '../libs/judgment/src/engines/engine.interface';
 import { Classification, Likelihood, Rating, type Question } from '../libs/judgment/src/questions';
+import { barePost } from './support/bench';
 
 const WARM_UP = 500;
 const COUNT = 5_000;
@@ -76,14 +78,15 @@ async function compare(tasks: Record<string, () => Promise<unknown>>): Promise<n
 async function main(): Promise<void> {
   const simulator = new JevSimulator({ latencyMs: 0, logRequests: false, apiKey: KEY });
   const url = await simulator.start(0);
-  const headers = { Authorization: `Bearer ${KEY}`, Accept: 'application/json' };
+  const headers = { Authorization: `Bearer ${KEY}`, Accept: 'application/json', 'Content-Type': 'application/json' };
   const driver = JevEngine.connect('jev', { key: KEY, url, model: 'jev-1.13.0' });
   console.log(
     `${ROUNDS} rounds of ${COUNT} requests after ${WARM_UP} warm-up, concurrency ${CONCURRENCY}, simulator in process`,
   );
   const [bare, answered] = await compare({
-    'bare axios.post': () => axios.post(`${url}/v1/systemone`, body, { headers }),
+    'bare undici POST': () => barePost(`${url}/v1/systemone`, JSON.stringify(body), headers),
     'JevEngine.answer()': () => driver.answer(request),
+    'bare axios.post': () => axios.post(`${url}/v1/systemone`, body, { headers }),
   });
   console.log(`driver overhead: ${((bare / answered - 1) * 100).toFixed(1)}% (ratio ${(bare / answered).toFixed(2)})`);
   await simulator.stop();

@@ -9,7 +9,6 @@
 //   node -r ./scripts/register.js bench/queue.bench.ts [judgments] [concurrency]
 import { commandCalls, privateRedis } from './support/private-redis'; // first: it points the fixtures at its server
 import { Judge } from 'nestjs-judgment';
-import { request } from 'undici';
 import { describeAttempt } from '../libs/judgment/src/judge/attempt';
 import { requestBody } from '../libs/judgment/src/engines/jev/jev.wire';
 import {
@@ -25,7 +24,7 @@ import {
   uniquePrefix,
   waitFor,
 } from '../test/queue/queue.fixtures';
-import { countPostgresStatements, processCpuMs, startSimulator } from './support/bench';
+import { barePost, countPostgresStatements, processCpuMs, startSimulator } from './support/bench';
 
 const DATABASE = 'judgment_bench_queue';
 const LATENCY_MS = 200;
@@ -135,7 +134,7 @@ async function bareHttpPerSecond(url: string, judgment: RefundCheck): Promise<nu
   const attempt = describeAttempt(judgment);
   const body = requestBody(MODEL, attempt.evidence.shown, attempt.expanded);
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` };
-  const post = async () => (await request(`${url}/v1/systemone`, { method: 'POST', headers, body })).body.text();
+  const post = () => barePost(`${url}/v1/systemone`, body, headers);
   let started = 0;
   const begin = performance.now();
   await Promise.all(

@@ -9,11 +9,18 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Evidence, Judgment, JudgmentModule, Likelihood, Rating, judgmentEntities } from 'nestjs-judgment';
 import type { Logger as TypeOrmLogger } from 'typeorm';
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+import { request } from 'undici';
 import { PG, recreateDatabase } from '../../test/support/postgres';
 
 export { PG, recreateDatabase };
 
 export type BenchApp = INestApplicationContext;
+
+/** A bare POST of `body` with undici (the drivers' HTTP client), its answer read as text: a baseline. */
+export async function barePost(url: string, body: string, headers: Record<string, string>): Promise<string> {
+  const response = await request(url, { method: 'POST', headers, body });
+  return response.body.text();
+}
 
 /** The Judgment the benches assess and record: a refund request, two Questions. */
 @Judgment({ name: 'bench-refund' })

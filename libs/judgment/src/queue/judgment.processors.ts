@@ -175,7 +175,7 @@ export class AssessProcessor extends JudgmentWorkerHost {
   /**
    * Assesses with the connection's rate limits deferred to the queue: when the limit (or the Engine's 429) refuses
    * the call, the whole queue pauses for the time given (BullMQ's manual rate limit) and the job goes back to wait
-   * without counting as an attempt. A closing worker does not wait the pause out (see onModuleDestroy).
+   * without counting as an attempt. A worker closed by the module's onModuleDestroy does not wait the pause out.
    */
   private async assessWithinLimits(judgment: Judgment, paid: PaidAnswers | undefined): Promise<AssessRun> {
     if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment, paid);

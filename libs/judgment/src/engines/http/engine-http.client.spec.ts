@@ -1,4 +1,5 @@
-import { createServer as createTcpServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { EngineHttpClient, type EngineHttpSettings, retryAfterHeaders } from './engine-http.client';
 import { serve } from './loopback-server.spec-helpers';
 
@@ -13,40 +14,34 @@ const settings = (endpoint: string): EngineHttpSettings => ({
   authorization: (key) => ['Authorization', `Bearer ${key}`],
 });
 
-/** A forward proxy that tunnels CONNECT requests, remembering each target. */
-async function tunnellingProxy() {
-  const targets: string[] = [];
-  const sockets = new Set<Socket>();
-  const server = createTcpServer((client) => {
-    sockets.add(client);
-    client.once('data', (head) => {
-      const target = /^CONNECT (\S+) HTTP/.exec(head.toString())?.[1];
-      if (!target) return client.destroy();
-      targets.push(target);
-      const [host, port] = target.split(':');
-      const upstream = connect(Number(port), host, () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.pipe(client).pipe(upstream);
-      });
-      sockets.add(upstream);
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
+/** A forward proxy for http URLs: takes requests in absolute form, remembers each URL and forwards it. */
+async function forwardProxy() {
+  const urls: string[] = [];
+  const server = createHttpServer((req, res) => {
+    urls.push(req.url ?? '');
+    const upstream = httpRequest(req.url!, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
     });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    targets,
+    urls,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
 }
 
 describe('EngineHttpClient', () => {
-  const saved = { HTTP_PROXY: process.env.HTTP_PROXY, NO_PROXY: process.env.NO_PROXY };
+  const PROXY_VARIABLES = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'];
+  const saved = Object.fromEntries(PROXY_VARIABLES.map((name) => [name, process.env[name]]));
+  beforeEach(() => PROXY_VARIABLES.forEach((name) => delete process.env[name]));
   afterEach(() => {
     for (const [name, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[name];
@@ -78,21 +73,33 @@ describe('EngineHttpClient', () => {
 
   it('goes through the proxy HTTP_PROXY names, unless NO_PROXY names the host', async () => {
     const server = await serve((_req, res) => res.end('{}'));
-    const proxy = await tunnellingProxy();
+    const proxy = await forwardProxy();
+    const endpoint = `${server.url}/v1/systemone`;
     try {
       process.env.HTTP_PROXY = proxy.url;
-      delete process.env.NO_PROXY;
-      const proxied = new EngineHttpClient(settings(`${server.url}/v1/systemone`), null);
-      expect((await proxied.send('{}')).status).toBe(200);
-      expect(proxy.targets).toEqual([new URL(server.url).host]);
+      expect((await new EngineHttpClient(settings(endpoint), null).send('{}')).status).toBe(200);
+      expect(proxy.urls).toEqual([endpoint]);
 
       process.env.NO_PROXY = '127.0.0.1';
-      const direct = new EngineHttpClient(settings(`${server.url}/v1/systemone`), null);
-      expect((await direct.send('{}')).status).toBe(200);
-      expect(proxy.targets).toHaveLength(1);
+      expect((await new EngineHttpClient(settings(endpoint), null).send('{}')).status).toBe(200);
+      expect(proxy.urls).toHaveLength(1);
       expect(server.requests()).toBe(2);
     } finally {
       await proxy.close();
+      await server.close();
+    }
+  });
+
+  it('does not follow a redirect: the 3xx is the answer', async () => {
+    const server = await serve((req, res) => {
+      if (req.url === '/elsewhere') return res.end('{"followed":true}');
+      res.writeHead(302, { location: '/elsewhere' }).end();
+    });
+    try {
+      const answer = await new EngineHttpClient(settings(`${server.url}/v1/systemone`), null).send('{}');
+      expect(answer).toMatchObject({ status: 302, text: '' });
+      expect(server.requests()).toBe(1);
+    } finally {
       await server.close();
     }
   });
@@ -125,6 +132,11 @@ describe('EngineHttpClient transport failures', () => {
         setTimeout(() => socket.destroy(), 20);
       },
       /^The Engine closed the connection before its answer was complete \(connection "jev", POST http:\/\/127\.0\.0\.1:\d+\/v1\/systemone\)/,
+    ],
+    [
+      'a shorter body than its content-length, then the connection closed',
+      (socket: Socket) => void socket.end('HTTP/1.1 200 OK\r\ncontent-length: 100\r\nconnection: close\r\n\r\n{}'),
+      /^The Engine closed the connection before its answer was complete/,
     ],
     [
       'an answer that is not HTTP',

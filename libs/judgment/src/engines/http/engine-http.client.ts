@@ -1,6 +1,6 @@
 import { type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
 import { EngineCallInterrupted, EngineFailed, EngineRateLimitDeferred } from '../../errors';
-import { inHttpSpan, traceCarrier } from '../../telemetry/judgment.tracing';
+import { inHttpSpan } from '../../telemetry/judgment.tracing';
 import { limitMode } from '../limits/limit-context';
 import { type Sleep, attemptDeadline, deadlineMs, sleepUnlessAborted } from './request-limits';
 import { retryWait, type RetryHeaders } from './retry';
@@ -45,7 +45,11 @@ export interface EngineHttpAnswer {
  * the wait the response asks for.
  */
 export class EngineHttpClient {
-  /** Keeps connections alive between calls; honours HTTP_PROXY, HTTPS_PROXY and NO_PROXY. */
+  /**
+   * Keeps connections alive between calls and goes through the proxy the environment names: `HTTP_PROXY` for http
+   * URLs (the request sent to it in absolute form, as axios did), `HTTPS_PROXY` (else `HTTP_PROXY`) through a CONNECT
+   * tunnel for https ones, none for a host `NO_PROXY` names; read when the connection is built.
+   */
   private readonly dispatcher: Dispatcher;
   /** The API key lives only here (an ES private field: not in JSON, util.inspect or any request options kept). */
   readonly #key: string | null;
@@ -58,12 +62,14 @@ export class EngineHttpClient {
     private readonly shutdown?: AbortSignal,
   ) {
     this.#key = key;
-    // The attempt's deadline bounds a request: undici's own timers (10 s to connect, 5 min idle) are set to match it.
+    // The attempt's deadline bounds a request: undici's own idle timers (5 min) are off, and its connect timer (10 s)
+    // is the deadline's length (connecting to a proxy keeps undici's 10 s).
     this.dispatcher = new EnvHttpProxyAgent({
       maxResponseSize: settings.maxResponseBytes,
       connectTimeout: deadlineMs(settings.timeout),
       headersTimeout: 0,
       bodyTimeout: 0,
+      proxyTunnel: false,
     });
   }
 
@@ -95,16 +101,9 @@ export class EngineHttpClient {
     }
   }
 
-  /**
-   * One request, body read whole as text: redirects are not followed, the deadline covers the body too. It carries the
-   * HTTP span's trace context (`traceparent`) when an OpenTelemetry SDK is registered.
-   */
+  /** One request, body read whole as text: redirects are not followed, the deadline covers the body too. */
   private async post(body: string, deadline: AbortSignal): Promise<Omit<EngineHttpAnswer, 'attempts'>> {
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'content-type': 'application/json',
-      ...traceCarrier(),
-    };
+    const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json' };
     if (this.#key !== null) {
       const [name, value] = this.settings.authorization(this.#key);
       headers[name.toLowerCase()] = value;
@@ -149,7 +148,9 @@ function transportError(
   maxResponseBytes?: number,
 ): EngineFailed {
   const { code: given, name } = (error ?? {}) as { code?: unknown; name?: unknown };
-  const code = typeof given === 'string' ? given : name === 'HTTPParserError' ? name : 'unknown';
+  // undici's parser errors and the deadline's TimeoutError carry no string code: their name stands for it.
+  const named = typeof name === 'string' && name !== 'Error' ? name : 'unknown';
+  const code = typeof given === 'string' && name !== 'HTTPParserError' ? given : named;
   const url = new URL(endpoint);
   const target = `connection "${connection}", POST ${url.origin}${url.pathname}`;
   const cause = new Error(`POST ${url.pathname} failed: ${code}`);
@@ -167,7 +168,7 @@ function transportError(
       { cause },
     );
   }
-  if (code === 'UND_ERR_SOCKET') {
+  if (code === 'UND_ERR_SOCKET' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
     return new EngineFailed(
       `The Engine closed the connection before its answer was complete (${target}): it may have restarted, or ` +
         'something in between (a proxy, a load balancer) cut the request.',

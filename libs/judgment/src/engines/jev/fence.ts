@@ -57,8 +57,8 @@ const INVISIBLE = /(?![\t\n\r])[\p{Cc}\p{Cf}]/gu;
  */
 function normalise(span: string): string {
   const decoded = span
-    .replace(/&#x([0-9a-f]{1,6});?/gi, (_, hex: string) => codePoint(parseInt(hex, 16)))
-    .replace(/&#(\d{1,7});?/g, (_, decimal: string) => codePoint(Number(decimal)))
+    .replace(/&#x0*([0-9a-f]{1,6});?/gi, (_, hex: string) => codePoint(parseInt(hex, 16)))
+    .replace(/&#0*(\d{1,7});?/g, (_, decimal: string) => codePoint(Number(decimal)))
     .replace(/&(lt|gt|sol|lowbar|nbsp);?/gi, (_, name: string) => NAMED[name.toLowerCase()])
     .replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   const visible = decoded.replace(INVISIBLE, '').normalize('NFKC').replace(/\s+/g, ' ').toLowerCase();
@@ -95,7 +95,7 @@ export function removeFenceTags(text: string): string {
   for (const char of text) {
     out.push(char);
     if (OPENER_STARTS.test(char)) openers.push(out.length - 1);
-    if (openers.length === 0 || !CLOSER_ENDS.test(char) || !CLOSER_AT_END.test(out.slice(-8).join(''))) continue;
+    if (openers.length === 0 || !CLOSER_ENDS.test(char) || !CLOSER_AT_END.test(closerTail(out, char))) continue;
     for (let index = openers.length - 1; index >= 0; index--) {
       const opener = openers[index];
       if (out.length - opener > MAX_TAG_SPAN) break;
@@ -110,6 +110,17 @@ export function removeFenceTags(text: string): string {
     }
   }
   return out.join('');
+}
+
+/**
+ * The end of `out` a closer could be spelled in: the last 8 characters, or for an entity (`;`) everything back to its
+ * `&`, however many leading zeros its number has (`&#000000062;` reads as `>` too).
+ */
+function closerTail(out: readonly string[], last: string): string {
+  if (last !== ';') return out.slice(-8).join('');
+  let start = out.length - 1;
+  while (start > 0 && out.length - start < MAX_TAG_SPAN && /^[0-9a-z#]$/i.test(out[start - 1])) start--;
+  return out.slice(Math.max(0, start - 1)).join('');
 }
 
 /** End-user text as the Engine receives it: the preface line, then the cleaned text inside one pair of fence tags. */

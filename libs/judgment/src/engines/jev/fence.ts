@@ -7,15 +7,9 @@ export const FENCE_PREFACE =
 /** The fence tag's name, as a tag-like span's name reads once normalised. */
 const FENCE_NAME = 'untrusted_user_text';
 
-/** Longest tag-like span looked at (name, attributes, padding): longer spans are not read as tags. */
-const MAX_TAG_SPAN = 512;
-
-/** Ways to write `<` and `>`: plain, fullwidth, small form, HTML entities (named, decimal, hex), percent-encoded. */
-const OPENERS = /^(?:<|＜|﹤|&lt;?|&#0*60;?|&#x0*3c;?|%3c)/i;
-const CLOSER_AT_END = /(?:>|＞|﹥|&gt;|&#0*62;|&#x0*3e;|%3e)$/i;
-/** The characters an opener's spelling begins with, and those a closer's spelling ends with. */
+/** Characters a spelling of `<` begins with: itself, its fullwidth and small forms, an entity's `&`, a `%`. */
 const OPENER_STARTS = /[<＜﹤&%]/;
-const CLOSER_ENDS = /[>＞﹥;e]/i;
+const STARTS = new Set(['<', '＜', '﹤', '&', '%']);
 
 /** Look-alike letters of other scripts that read as the Latin letters of the fence name. */
 const CONFUSABLES: Readonly<Record<string, string>> = {
@@ -48,79 +42,388 @@ const CONFUSABLES: Readonly<Record<string, string>> = {
   ı: 'i',
 };
 
-/** Characters a reader does not see (controls, zero-width, soft hyphen, joiners, BOM), dropped inside a span. */
-const INVISIBLE = /(?![\t\n\r])[\p{Cc}\p{Cf}]/gu;
+/** Characters a reader does not see (controls, zero-width, soft hyphen, joiners, BOM): dropped from a tag. */
+const INVISIBLE = /^(?![\t\n\r])[\p{Cc}\p{Cf}]$/u;
 
 /**
- * How a tag-like span reads: encodings decoded (`&lt;`, `&#60;`, `%3C`, `&sol;`…), invisible characters dropped,
- * NFKC-normalised (fullwidth letters), look-alike letters mapped to Latin, lower-cased.
+ * Removes every fence tag from end-user text, however it is written and however long: any case, spacing and padding,
+ * with attributes of any length (`<` and `>` inside them included), with invisible characters or look-alike letters
+ * inside, entity- or percent-encoded (`&lt;`, `&#60;`, `&#x3c;`, `%3C`, `&sol;`, `&lowbar;`, `&nbsp;`, and those
+ * spelled inside one another, as `&#37;3C`). Text that a removal joins is read again, so removing one tag cannot
+ * form another. One left-to-right pass in linear time (see {@link FenceReader}).
  */
-function normalise(span: string): string {
-  const decoded = span
-    .replace(/&#x0*([0-9a-f]{1,6});?/gi, (_, hex: string) => codePoint(parseInt(hex, 16)))
-    .replace(/&#0*(\d{1,7});?/g, (_, decimal: string) => codePoint(Number(decimal)))
-    .replace(/&(lt|gt|sol|lowbar|nbsp);?/gi, (_, name: string) => NAMED[name.toLowerCase()])
-    .replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  const visible = decoded.replace(INVISIBLE, '').normalize('NFKC').replace(/\s+/g, ' ').toLowerCase();
-  let mapped = '';
-  for (const char of visible) mapped += CONFUSABLES[char] ?? char;
-  return mapped;
+export function removeFenceTags(text: string): string {
+  // Text without a character that can begin a tag's `<` has no tag: most text, kept as it is without a scan.
+  if (!OPENER_STARTS.test(text)) return text;
+  const reader = new FenceReader();
+  /** The cleaned text so far, one code point an entry: removals cut its end, so indexes before a cut stay valid. */
+  const out: string[] = [];
+  /** Reader states before each character that can begin a `<`, oldest first: where a removal resumes reading. */
+  const resumes: ReaderState[] = [];
+  const chars = Array.from(text);
+  /** Characters read after a removed tag's end, to be read again after the cut (last one on top). */
+  const again: string[] = [];
+  let next = 0;
+  const cut = (removal: Removal): void => {
+    while (resumes.length > 0 && resumes[resumes.length - 1].index > removal.start) resumes.pop();
+    const resume = resumes.pop();
+    if (resume?.index !== removal.start) throw new Error(`Fence removal: no reader state at ${removal.start}`);
+    for (let index = out.length - 1; index > removal.end; index--) again.push(out[index]);
+    out.length = removal.start;
+    reader.restore(resume);
+  };
+  for (;;) {
+    while (again.length > 0 || next < chars.length) {
+      const char = again.length > 0 ? (again.pop() as string) : chars[next++];
+      const index = out.length;
+      if (STARTS.has(char)) resumes.push(reader.save(index));
+      out.push(char);
+      const removal = reader.read(char, index);
+      if (removal) cut(removal);
+      else if (reader.idle()) resumes.length = 0;
+    }
+    const removal = reader.end();
+    if (!removal) break;
+    cut(removal);
+  }
+  return out.join('');
+}
+
+/** A character of one decoding pass's output, with the indexes of the first and last raw characters it came from. */
+interface Unit {
+  readonly char: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+type Emit = (unit: Unit) => void;
+
+/** A fence tag found: the raw characters from `start` to `end`, both included. */
+interface Removal {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * One decoding pass, as a streaming transducer: `push` takes a unit and the pass's pending state (immutable, or
+ * undefined when nothing is pending), emits what it can decide, and returns the new pending state; `flush` emits what
+ * is pending at the end of the text.
+ */
+interface DecodingPass<P> {
+  push(pending: P | undefined, unit: Unit, emit: Emit): P | undefined;
+  flush(pending: P | undefined, emit: Emit): void;
+}
+
+/** A numeric entity being read: its `&`, `#` (and `x`) so far, whether leading zeros were seen, the digits after them. */
+interface NumericPending {
+  readonly prefix: readonly Unit[];
+  readonly zeros: boolean;
+  readonly digits: string;
+  readonly end: number;
+}
+
+function numericPending(prefix: readonly Unit[], zeros: boolean, digits: string, end: number): NumericPending {
+  return { prefix, zeros, digits, end };
+}
+
+/** `&#x0*([0-9a-f]{1,6});?` (hex) or `&#0*([0-9]{1,7});?` (decimal), any number of leading zeros. */
+function numericEntities(hex: boolean): DecodingPass<NumericPending> {
+  const prefixLength = hex ? 3 : 2;
+  const maxDigits = hex ? 6 : 7;
+  const isDigit = hex ? isHexDigit : (char: string) => char.length === 1 && char >= '0' && char <= '9';
+  const finish = (pending: NumericPending, end: number, emit: Emit): void => {
+    if (pending.prefix.length < prefixLength || (pending.digits === '' && !pending.zeros)) {
+      for (const unit of pending.prefix) emit(unit);
+      return;
+    }
+    const char = codePoint(parseInt(pending.digits || '0', hex ? 16 : 10));
+    if (char) emit({ char, start: pending.prefix[0].start, end });
+  };
+  const pass: DecodingPass<NumericPending> = {
+    push(pending, unit, emit) {
+      const char = unit.char;
+      if (!pending) {
+        if (char === '&') return numericPending([unit], false, '', unit.end);
+        emit(unit);
+        return undefined;
+      }
+      const { prefix, zeros, digits } = pending;
+      if (prefix.length < prefixLength) {
+        if (char === (prefix.length === 1 ? '#' : 'x') || (prefix.length === 2 && char === 'X'))
+          return numericPending([...prefix, unit], zeros, digits, unit.end);
+      } else if (isDigit(char) && digits.length < maxDigits) {
+        if (digits === '' && char === '0') return numericPending(prefix, true, '', unit.end);
+        return numericPending(prefix, zeros, digits + char, unit.end);
+      } else if (char === ';' && (digits !== '' || zeros)) {
+        finish(pending, unit.end, emit);
+        return undefined;
+      }
+      finish(pending, pending.end, emit);
+      return pass.push(undefined, unit, emit);
+    },
+    flush(pending, emit) {
+      if (pending) finish(pending, pending.end, emit);
+    },
+  };
+  return pass;
 }
 
 const NAMED: Readonly<Record<string, string>> = { lt: '<', gt: '>', sol: '/', lowbar: '_', nbsp: ' ' };
+
+/** A named entity being read: its `&` and letters, and the name they spell so far (lower-cased). */
+interface NamedPending {
+  readonly units: readonly Unit[];
+  readonly name: string;
+}
+
+/** `&(lt|gt|sol|lowbar|nbsp);?`, any case. */
+const namedEntities: DecodingPass<NamedPending> = {
+  push(pending, unit, emit) {
+    if (!pending) {
+      if (unit.char === '&') return { units: [unit], name: '' };
+      emit(unit);
+      return undefined;
+    }
+    if (pending.name in NAMED) {
+      const semicolon = unit.char === ';';
+      emit({
+        char: NAMED[pending.name],
+        start: pending.units[0].start,
+        end: semicolon ? unit.end : lastEnd(pending.units),
+      });
+      return semicolon ? undefined : namedEntities.push(undefined, unit, emit);
+    }
+    const name = pending.name + (/^[a-z]$/i.test(unit.char) ? unit.char.toLowerCase() : '\0');
+    if (Object.keys(NAMED).some((known) => known.startsWith(name))) return { units: [...pending.units, unit], name };
+    for (const literal of pending.units) emit(literal);
+    return namedEntities.push(undefined, unit, emit);
+  },
+  flush(pending, emit) {
+    if (!pending) return;
+    if (pending.name in NAMED)
+      emit({ char: NAMED[pending.name], start: pending.units[0].start, end: lastEnd(pending.units) });
+    else for (const literal of pending.units) emit(literal);
+  },
+};
+
+/** `%` and two hex digits, read as one Latin-1 character. */
+const percentEscapes: DecodingPass<readonly Unit[]> = {
+  push(pending, unit, emit) {
+    if (!pending) {
+      if (unit.char === '%') return [unit];
+      emit(unit);
+      return undefined;
+    }
+    if (isHexDigit(unit.char)) {
+      if (pending.length === 1) return [...pending, unit];
+      const char = String.fromCharCode(parseInt(pending[1].char + unit.char, 16));
+      emit({ char, start: pending[0].start, end: unit.end });
+      return undefined;
+    }
+    for (const literal of pending) emit(literal);
+    return percentEscapes.push(undefined, unit, emit);
+  },
+  flush(pending, emit) {
+    for (const literal of pending ?? []) emit(literal);
+  },
+};
+
+function isHexDigit(char: string): boolean {
+  if (char.length !== 1) return false;
+  const code = char.charCodeAt(0) | 0x20;
+  return (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66);
+}
+
+function lastEnd(units: readonly Unit[]): number {
+  return units[units.length - 1].end;
+}
 
 function codePoint(value: number): string {
   return value <= 0x10ffff ? String.fromCodePoint(value) : '';
 }
 
-/** Whether a normalised span `<…>` is an opening, closing or self-closing fence tag, attributes allowed. */
-function isFenceTag(normalised: string): boolean {
-  const inner = normalised.slice(1, -1).trim();
-  const name = inner.replace(/^\/\s*/, '').replace(/\s*\/$/, '');
-  return name === FENCE_NAME || name.startsWith(`${FENCE_NAME} `);
-}
+/**
+ * The passes in the order a tag is decoded: hex entities, decimal entities, named entities, percent escapes — each
+ * reads the previous one's output, so a spelling decoded by one can be read by the next (`&#37;3C` → `%3C` → `<`).
+ */
+const PASSES: readonly DecodingPass<unknown>[] = [
+  numericEntities(true),
+  numericEntities(false),
+  namedEntities,
+  percentEscapes,
+] as DecodingPass<unknown>[];
 
 /**
- * Removes every fence tag from end-user text, however it is written: any case and spacing, with attributes,
- * with invisible characters or look-alike letters inside, entity- or percent-encoded. One left-to-right pass over
- * an output buffer: when a closing `>` (in any spelling) arrives, the span from the nearest opening `<` is read and
- * dropped if it is a fence tag — so text joined by a removal is read again without rescanning (linear time).
+ * How one decoded character reads: nothing if invisible, else NFKC-normalised (fullwidth letters), whitespace as one
+ * space, lower-cased, look-alike letters mapped to Latin.
  */
-export function removeFenceTags(text: string): string {
-  // Text without a character that can begin a tag's `<` has no tag: most text, kept as it is without a scan.
-  if (!OPENER_STARTS.test(text)) return text;
-  const out: string[] = [];
-  /** Positions in `out` where an opening `<` (in any spelling) starts. */
-  const openers: number[] = [];
-  for (const char of text) {
-    out.push(char);
-    if (OPENER_STARTS.test(char)) openers.push(out.length - 1);
-    if (openers.length === 0 || !CLOSER_ENDS.test(char) || !CLOSER_AT_END.test(closerTail(out, char))) continue;
-    for (let index = openers.length - 1; index >= 0; index--) {
-      const opener = openers[index];
-      if (out.length - opener > MAX_TAG_SPAN) break;
-      const span = out.slice(opener).join('');
-      if (!OPENERS.test(span)) continue;
-      const normalised = normalise(span);
-      if (normalised.startsWith('<') && normalised.endsWith('>') && isFenceTag(normalised)) {
-        out.length = opener;
-        openers.length = index;
-      }
-      break;
+function reading(char: string): string {
+  const code = char.charCodeAt(0);
+  if (code < 0x80) {
+    if (code === 0x09 || code === 0x0a || code === 0x0d || code === 0x20) return ' ';
+    if (code < 0x20 || code === 0x7f) return '';
+    return code >= 0x41 && code <= 0x5a ? String.fromCharCode(code + 0x20) : char;
+  }
+  if (INVISIBLE.test(char)) return '';
+  let read = '';
+  for (const normalised of char.normalize('NFKC')) {
+    if (/^\s$/.test(normalised)) read += ' ';
+    else for (const lower of normalised.toLowerCase()) read += CONFUSABLES[lower] ?? lower;
+  }
+  return read;
+}
+
+/** Characters whose reading holds a `<`: only these can open a tag when no tag is being read. */
+const LESS_THAN = new Set(['<', '＜', '﹤']);
+
+/**
+ * Where a tag being read stands: after `<` (spaces allowed), after `<` and `/`, after 1…19 letters of the name
+ * (`NAME` is the whole name), after the name and a space (anything may follow: attributes), after the name and `/`.
+ */
+const OPEN = 0;
+const SLASH = 1;
+const NAME = 1 + FENCE_NAME.length;
+const ATTRIBUTES = NAME + 1;
+const SELF_CLOSING = NAME + 2;
+const DEAD = -1;
+
+/** The state after reading `char` (one character of a reading, not `>`), or DEAD when the span cannot be a fence tag. */
+function advance(state: number, char: string): number {
+  if (state === ATTRIBUTES) return ATTRIBUTES;
+  if (state === OPEN || state === SLASH) {
+    if (char === ' ') return state;
+    if (char === '/' && state === OPEN) return SLASH;
+    return char === FENCE_NAME[0] ? SLASH + 1 : DEAD;
+  }
+  if (state === NAME) return char === ' ' ? ATTRIBUTES : char === '/' ? SELF_CLOSING : DEAD;
+  if (state === SELF_CLOSING) return char === ' ' ? SELF_CLOSING : DEAD;
+  return char === FENCE_NAME[state - SLASH] ? state + 1 : DEAD;
+}
+
+/** A `<` still being read as a possible fence tag: its state and the index of its first raw character. */
+interface OpenTag {
+  readonly state: number;
+  readonly start: number;
+}
+
+/** What a reader holds between characters: each pass's pending state and the tags being read. Immutable. */
+interface ReaderState {
+  /** The raw character the state was saved before. */
+  readonly index: number;
+  readonly open: readonly OpenTag[];
+  readonly hex: unknown;
+  readonly decimal: unknown;
+  readonly named: unknown;
+  readonly percent: unknown;
+}
+
+const NONE_OPEN: readonly OpenTag[] = [];
+
+/**
+ * Reads raw text one character at a time through the decoding passes and the reading of each decoded character, and
+ * follows every `<` that could still begin a fence tag as a small automaton over what it reads. Tags in the same state
+ * read the same from there on, so only the earliest of each state is kept: at most one per state, which bounds the
+ * work per character and makes the whole pass linear. At a `>` each followed tag is either a fence tag or dropped; the
+ * earliest fence tag is the one removed (it holds any later one). Its state before the tag's first raw character was
+ * saved, so reading resumes there after the cut, and the text the cut joins is read like any other.
+ */
+class FenceReader {
+  private pending: unknown[] = PASSES.map(() => undefined);
+  private open: readonly OpenTag[] = NONE_OPEN;
+  private found: Removal | undefined;
+  /** Each pass's output goes to the next pass; the last one's to the reading. */
+  private readonly emitters: Emit[] = PASSES.map((_, stage) => (unit) => this.pass(stage + 1, unit));
+
+  /** Reads the raw character at `index`; a fence tag it completes is returned. */
+  read(char: string, index: number): Removal | undefined {
+    this.found = undefined;
+    const unit = { char, start: index, end: index };
+    // Nothing pending and no spelling begun: the character is itself in every pass's output.
+    if (char !== '&' && char !== '%' && this.passesIdle()) this.see(unit);
+    else this.pass(0, unit);
+    return this.found;
+  }
+
+  /** Reads what is still pending at the end of the text. */
+  end(): Removal | undefined {
+    this.found = undefined;
+    for (let stage = 0; stage < PASSES.length; stage++) {
+      const pending = this.pending[stage];
+      this.pending[stage] = undefined;
+      PASSES[stage].flush(pending, this.emitters[stage]);
+    }
+    return this.found;
+  }
+
+  /** Whether nothing is pending or being read: no later removal can reach back before this point. */
+  idle(): boolean {
+    return this.open.length === 0 && this.passesIdle();
+  }
+
+  /** The state before the raw character at `index`. */
+  save(index: number): ReaderState {
+    const [hex, decimal, named, percent] = this.pending;
+    return { index, open: this.open, hex, decimal, named, percent };
+  }
+
+  restore(state: ReaderState): void {
+    this.pending = [state.hex, state.decimal, state.named, state.percent];
+    this.open = state.open;
+    this.found = undefined;
+  }
+
+  private passesIdle(): boolean {
+    const pending = this.pending;
+    return pending[0] === undefined && pending[1] === undefined && pending[2] === undefined && pending[3] === undefined;
+  }
+
+  private pass(stage: number, unit: Unit): void {
+    if (this.found) return; // the rest comes after a removed tag, and is read again after the cut
+    if (stage === PASSES.length) return this.see(unit);
+    this.pending[stage] = PASSES[stage].push(this.pending[stage], unit, this.emitters[stage]);
+  }
+
+  private see(unit: Unit): void {
+    if (this.open.length === 0 && !LESS_THAN.has(unit.char)) return;
+    for (const char of reading(unit.char)) {
+      if (this.found) return;
+      this.step(char, unit);
     }
   }
-  return out.join('');
+
+  private step(char: string, unit: Unit): void {
+    const open = this.open;
+    if (char === '>') {
+      let start = -1;
+      for (const tag of open) {
+        const closes = tag.state === NAME || tag.state === ATTRIBUTES || tag.state === SELF_CLOSING;
+        if (closes && (start < 0 || tag.start < start)) start = tag.start;
+      }
+      this.open = NONE_OPEN;
+      if (start >= 0) this.found = { start, end: unit.end };
+      return;
+    }
+    if (char === '<' && open.length === 1 && open[0].state === OPEN) {
+      // `<<`: the first cannot be a tag any more, the second begins one.
+      this.open = [{ state: OPEN, start: unit.start }];
+      return;
+    }
+    let changed = char === '<';
+    for (const tag of open) if (advance(tag.state, char) !== tag.state) changed = true;
+    if (!changed) return;
+    const next: OpenTag[] = [];
+    for (const tag of open) keepEarliest(next, advance(tag.state, char), tag.start);
+    if (char === '<') keepEarliest(next, OPEN, unit.start);
+    this.open = next.length > 0 ? next : NONE_OPEN;
+  }
 }
 
-/**
- * The end of `out` a closer could be spelled in: the last 8 characters, or for an entity (`;`) everything back to its
- * `&`, however many leading zeros its number has (`&#000000062;` reads as `>` too).
- */
-function closerTail(out: readonly string[], last: string): string {
-  if (last !== ';') return out.slice(-8).join('');
-  let start = out.length - 1;
-  while (start > 0 && out.length - start < MAX_TAG_SPAN && /^[0-9a-z#]$/i.test(out[start - 1])) start--;
-  return out.slice(Math.max(0, start - 1)).join('');
+/** Adds a followed tag, keeping only the earliest one of each state. */
+function keepEarliest(tags: OpenTag[], state: number, start: number): void {
+  if (state === DEAD) return;
+  const same = tags.findIndex((tag) => tag.state === state);
+  if (same < 0) tags.push({ state, start });
+  else if (start < tags[same].start) tags[same] = { state, start };
 }
 
 /** End-user text as the Engine receives it: the preface line, then the cleaned text inside one pair of fence tags. */

@@ -31,10 +31,11 @@ export {
   DEFAULT_OPENAI_MODEL,
   OPENAI_ALIASES,
   MAX_TOP_LOGPROBS,
+  type OpenAiDialect,
   type OpenAiFault,
   type OpenAiSimulatorOptions,
   type OpenAiStatusFault,
   type RunningOpenAiSimulator,
   type StartOpenAiSimulatorOptions,
 } from './openai-simulator';
-export type { OpenAiBehaviour } from './openai-answers';
+export { OPENAI_BEHAVIOURS, type OpenAiBehaviour } from './openai-answers';

@@ -11,22 +11,62 @@ export type OpenAiBehaviour =
   /** `logprobs: null` in every choice, even when asked for (as some servers do). */
   | 'omit-logprobs'
   /** About 80 % of the mass on filler tokens: the model "talks" instead of answering. */
-  | 'off-options';
+  | 'off-options'
+  /**
+   * A model that wants to chat, like llama-server's tiny-chatty: about 74 % on `I` and 25 % on `The`, almost nothing on
+   * the answers. `I` and `A` are also option letters: a wide Classification sees mass on them.
+   */
+  | 'chatty'
+  /** A collapsed signal: the favourite answer at about 100 % (logprob ≈ −1e-6) on every prompt, the rest ≈ 0. */
+  | 'collapsed'
+  /** The end-of-text token (rendered `""`, as llama-server renders special tokens) is the likeliest first token. */
+  | 'end-of-text'
+  /** Placeholder log-probabilities, as some providers send: the top entry at 0, every other at −9999. */
+  | 'sentinels';
 
-/** One `top_logprobs` entry as the API returns it. */
+/** Every behaviour, for the bin's flag. */
+export const OPENAI_BEHAVIOURS: readonly OpenAiBehaviour[] = [
+  'answer',
+  'omit-logprobs',
+  'off-options',
+  'chatty',
+  'collapsed',
+  'end-of-text',
+  'sentinels',
+];
+
+/** One `top_logprobs` entry as the server returns it; `id` only where the server sends token ids (llama-server). */
 export interface TopLogprob {
+  id?: number;
   token: string;
   logprob: number;
   bytes: number[];
 }
 
-/** Tokens a chatty model starts with instead of an answer. */
+/** Tokens a talkative model starts with instead of an answer. */
 const FILLERS = ['The', 'I', 'Based', '**', '\n', 'Answer', 'Sorry'];
+/** Unlikely tokens that fill the list up to the `top_logprobs` asked for, as a real vocabulary's tail does. */
+const TAIL = [' anys', ' im', 'igo', ' ces', ' racing', ' pag', ' eigen', ' protection', 'spring', 'visible', 'ANCE'];
+/** Special tokens a llama.cpp server renders as `""`: distinct tokens, told apart only by their ids. */
+const SPECIAL_IDS = { endOfText: 32000, end: 32007, assistant: 32001 } as const;
 
 /** One answer the model may give: the token as written in the prompt, and the text beside it. */
 interface Candidate {
   readonly token: string;
   readonly text: string;
+}
+
+/** What the model is asked for one completion. */
+export interface FirstTokenRequest {
+  /** Every message's text, joined: the hash seed and the steering markers. */
+  readonly conversation: string;
+  /** The last user message: where the answer list is read. */
+  readonly lastUser: string;
+  readonly behaviour: Exclude<OpenAiBehaviour, 'omit-logprobs'>;
+  /** Entries returned: exactly this many, as real servers do. */
+  readonly count: number;
+  /** Token ids on every entry (llama-server), and special tokens rendered `""` in the tail. */
+  readonly tokenIds: boolean;
 }
 
 /**
@@ -47,38 +87,88 @@ export function answerCandidates(lastUser: string): Candidate[] {
 }
 
 /**
- * The first token's top log-probabilities, most likely first, at most `count` of them. A marker applies when its key
- * is `p` or appears in double quotes in the last user message (the most specific wins); its target names a
- * candidate token, the start of a candidate's text (a label), or `true`/`false` for a yes/no answer.
+ * The first token's top log-probabilities, most likely first, exactly `count` of them (the tail filled with unlikely
+ * tokens). A marker applies when its key is `p` or appears in double quotes in the last user message (the most
+ * specific wins); its target names a candidate token, the start of a candidate's text (a label), or `true`/`false`
+ * for a yes/no answer.
  */
-export function firstTokenLogprobs(
-  conversation: string,
-  lastUser: string,
-  behaviour: Exclude<OpenAiBehaviour, 'omit-logprobs'>,
-  count: number,
-): TopLogprob[] {
+export function firstTokenLogprobs(request: FirstTokenRequest): TopLogprob[] {
+  const { conversation, lastUser, behaviour, count, tokenIds } = request;
   const candidates = answerCandidates(lastUser);
   const rand = prng(fnv1a(conversation));
   const shares = steered(candidates, lastUser, conversation) ?? spread(candidates.length, rand);
-  const onOptions = behaviour === 'off-options' ? 0.2 : 0.9 + rand() * 0.09;
-  const entries: Array<[string, number]> = [];
-  candidates.forEach(({ token }, index) => {
-    const mass = shares[index] * onOptions;
-    // Spelling variants the tokenizer also knows: a leading space and the other case.
-    const other = token === token.toLowerCase() ? token.toUpperCase() : token.toLowerCase();
-    entries.push([token, mass * 0.85], [` ${token}`, mass * 0.1]);
-    if (other !== token) entries.push([other, mass * 0.05]);
-    else entries[entries.length - 2][1] += mass * 0.05;
-  });
-  const fillers = behaviour === 'off-options' ? FILLERS : FILLERS.slice(0, 3);
-  fillers.forEach((token, index) =>
-    entries.push([token, ((1 - onOptions) * 2 ** -(index + 1)) / (1 - 2 ** -fillers.length)]),
-  );
-  return entries
+  const masses = new Map<string, number>();
+  const add = (token: string, mass: number) => masses.set(token, (masses.get(token) ?? 0) + mass);
+  if (behaviour === 'collapsed' || behaviour === 'sentinels') {
+    // The favourite takes everything but a trace; the other answers share the trace.
+    const favourite = shares.indexOf(Math.max(...shares));
+    candidates.forEach(({ token }, index) => add(token, index === favourite ? 1 - 1e-6 : 1e-7 / candidates.length));
+  } else {
+    const onOptions = { answer: 0.9 + rand() * 0.09, 'off-options': 0.2, chatty: 0.004, 'end-of-text': 0.45 }[
+      behaviour
+    ];
+    candidates.forEach(({ token }, index) => {
+      const mass = shares[index] * onOptions;
+      // Spelling variants the tokenizer also knows: a leading space and the other case.
+      const other = token === token.toLowerCase() ? token.toUpperCase() : token.toLowerCase();
+      add(token, mass * 0.85);
+      add(` ${token}`, other === token ? mass * 0.15 : mass * 0.1);
+      if (other !== token) add(other, mass * 0.05);
+    });
+    // What is not on the answers: nearly all on fillers, a hundredth left for the rest of the vocabulary.
+    const rest = (1 - onOptions) * 0.99;
+    if (behaviour === 'chatty') {
+      add('I', rest * 0.742);
+      add('The', rest * 0.258);
+    } else if (behaviour === 'end-of-text') {
+      add('', rest * 0.92);
+      add('I', rest * 0.08);
+    } else {
+      const fillers = behaviour === 'off-options' ? FILLERS : FILLERS.slice(0, 3);
+      fillers.forEach((token, index) => add(token, (rest * 2 ** -(index + 1)) / (1 - 2 ** -fillers.length)));
+    }
+  }
+  const entries: TopLogprob[] = [...masses]
     .filter(([, mass]) => mass > 0)
     .sort((a, b) => b[1] - a[1])
-    .slice(0, count)
-    .map(([token, mass]) => ({ token, logprob: Math.log(mass), bytes: [...Buffer.from(token, 'utf8')] }));
+    .map(([token, mass]) => entry(token, Math.log(mass), tokenIds));
+  const floor = Math.log(1e-7) - 2;
+  for (const [index, [token, id]] of tailTokens(tokenIds, Math.max(0, count - entries.length), masses).entries()) {
+    entries.push(entry(token, floor - index * 0.001, tokenIds, id));
+  }
+  const top = entries.slice(0, count);
+  if (behaviour === 'sentinels') return top.map((item, index) => ({ ...item, logprob: index === 0 ? 0 : -9999 }));
+  return top;
+}
+
+/**
+ * `count` unlikely tokens for the list's tail, none of them already listed; with token ids, two special tokens
+ * rendered `""` lead it (distinct ids, one string). Past the words' end they come back numbered (` anys2`).
+ */
+function tailTokens(tokenIds: boolean, count: number, listed: ReadonlyMap<string, number>): Array<[string, number]> {
+  const tail: Array<[string, number]> = tokenIds
+    ? [
+        ['', SPECIAL_IDS.end],
+        ['', SPECIAL_IDS.assistant],
+      ]
+    : [];
+  for (let index = 0; tail.length < count; index++) {
+    const round = Math.floor(index / TAIL.length);
+    const token = `${TAIL[index % TAIL.length]}${round === 0 ? '' : round + 1}`;
+    if (!listed.has(token)) tail.push([token, tokenId(token)]);
+  }
+  return tail.slice(0, count);
+}
+
+/** One entry; with `withId`, its token id (the given one, else the token's stable id). */
+function entry(token: string, logprob: number, withId: boolean, id = tokenId(token)): TopLogprob {
+  const bytes = [...Buffer.from(token, 'utf8')];
+  return withId ? { id, token, logprob, bytes } : { token, logprob, bytes };
+}
+
+/** A stable id for an ordinary token, below the special tokens' ids. */
+export function tokenId(token: string): number {
+  return token === '' ? SPECIAL_IDS.endOfText : fnv1a(token) % 32000;
 }
 
 /** The shares of the candidates when a marker steers this prompt, else undefined. */

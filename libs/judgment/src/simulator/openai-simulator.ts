@@ -2,11 +2,13 @@
  * Loopback HTTP server speaking the OpenAI Chat Completions wire (`POST /v1/chat/completions`, and Azure's
  * `POST /openai/deployments/{deployment}/chat/completions?api-version=…`) as the OpenAI API reference documents it:
  * `logprobs`/`top_logprobs`, `usage`, `system_fingerprint`, the `x-request-id` and `x-ratelimit-*` headers, and
- * `{ error: { message, type, param, code } }` bodies. Answers come from a simulated model (openai-answers.ts).
+ * `{ error: { message, type, param, code } }` bodies. With `dialect: 'llama-server'` it answers as llama.cpp's
+ * server does instead: token ids, `model` ignored, no request-id or rate-limit headers, paths with or without `/v1`.
+ * Answers come from a simulated model (openai-answers.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { firstTokenLogprobs, type OpenAiBehaviour } from './openai-answers';
+import { firstTokenLogprobs, OPENAI_BEHAVIOURS, type OpenAiBehaviour } from './openai-answers';
 import { fnv1a } from './simulated-answers';
 import { SimulatorServer } from './simulator.server';
 import type { LoggedRequest, SimulatorServerOptions } from './simulator.types';
@@ -17,9 +19,24 @@ export const OPENAI_ALIASES: readonly string[] = ['sim-4o', 'sim-4o-latest'];
 /** The most `top_logprobs` OpenAI accepts. */
 export const MAX_TOP_LOGPROBS = 20;
 
+/**
+ * Whose server the simulator answers as. `openai`: the OpenAI API (request ids, rate-limit headers, `model` checked,
+ * `refusal` fields, no token ids). `llama-server`: llama.cpp's server (token `id`s, special tokens rendered `""`, the
+ * `model` asked ignored and its own reported, no request-id or rate-limit headers, paths served with and without
+ * `/v1`, no `refusal` fields, any `top_logprobs` count).
+ */
+export type OpenAiDialect = 'openai' | 'llama-server';
+
 export interface OpenAiSimulatorOptions extends SimulatorServerOptions {
-  /** How the simulated model answers (default `answer`). */
+  /** How the simulated model answers (default `answer`); `behave()` switches it while running. */
   behaviour?: OpenAiBehaviour;
+  /** Whose server it answers as (default `openai`). */
+  dialect?: OpenAiDialect;
+  /**
+   * The most `top_logprobs` entries it returns, whatever is asked (as some Azure versions cap them at 5); a request
+   * for more is answered with this many. Default: as many as asked.
+   */
+  topLogprobsCap?: number;
   /** When set, requests need `Authorization: Bearer <apiKey>` (or Azure's `api-key` header): otherwise 401. */
   apiKey?: string;
   /** The dated model id it reports; its aliases resolve to it. Default `sim-4o-2026-09-17`. */
@@ -50,7 +67,7 @@ export type OpenAiFault =
   | { kind: 'truncated' }
   /** Two choices although `n` asked for one. */
   | { kind: 'two-choices' }
-  /** This answer as the `omit-logprobs` or `off-options` behaviour would give it. */
+  /** This answer as that behaviour (`omit-logprobs`, `off-options`, `chatty`, …) would give it. */
   | { kind: OpenAiBehaviour };
 
 const DEFAULT_ERRORS: Record<number, { message: string; type: string; code: string | null }> = {
@@ -97,18 +114,38 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
   readonly mode = 'openai' as const;
   readonly model: string;
   readonly apiKey?: string;
-  readonly behaviour: OpenAiBehaviour;
+  readonly dialect: OpenAiDialect;
   readonly systemFingerprint: string | null;
+  private readonly topLogprobsCap: number;
+  private current: OpenAiBehaviour;
   private readonly idPrefix = randomBytes(4).toString('hex');
   private counter = 0;
 
   constructor(options: OpenAiSimulatorOptions = {}) {
     super(options);
-    this.model = options.model ?? DEFAULT_OPENAI_MODEL;
+    this.dialect = options.dialect ?? 'openai';
+    this.model = options.model ?? (this.dialect === 'llama-server' ? 'tiny-sim' : DEFAULT_OPENAI_MODEL);
     this.apiKey = options.apiKey;
-    this.behaviour = options.behaviour ?? 'answer';
-    this.systemFingerprint =
-      options.systemFingerprint === undefined ? `fp_${fnv1a(this.model).toString(16)}` : options.systemFingerprint;
+    this.current = options.behaviour ?? 'answer';
+    this.topLogprobsCap = options.topLogprobsCap ?? Infinity;
+    const fingerprint = this.dialect === 'llama-server' ? 'b0-unknown' : `fp_${fnv1a(this.model).toString(16)}`;
+    this.systemFingerprint = options.systemFingerprint === undefined ? fingerprint : options.systemFingerprint;
+  }
+
+  /** How the simulated model answers now. */
+  get behaviour(): OpenAiBehaviour {
+    return this.current;
+  }
+
+  /** Switches how the simulated model answers from the next request on (a model upgrade, a collapsed signal). */
+  behave(behaviour: OpenAiBehaviour): this {
+    if (!OPENAI_BEHAVIOURS.includes(behaviour)) throw new Error(`Unknown behaviour "${String(behaviour)}"`);
+    this.current = behaviour;
+    return this;
+  }
+
+  private get llama(): boolean {
+    return this.dialect === 'llama-server';
   }
 
   /** Base URL of the OpenAI API while running, e.g. `http://127.0.0.1:8787/v1`; the Azure routes sit at the root. */
@@ -131,21 +168,23 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
     } catch {
       // Kept as text: the log shows what arrived.
     }
-    const requestId = `req_${this.idPrefix}${(++this.counter).toString(16).padStart(8, '0')}`;
+    // OpenAI's request id goes in a header; llama-server sends none, only the body's `id`.
+    const serial = (++this.counter).toString(16).padStart(8, '0');
+    const requestId = this.llama ? `chatcmpl-${this.idPrefix}${serial}` : `req_${this.idPrefix}${serial}`;
     const entry: LoggedRequest = { method, path, headers: req.headers, body, at: Date.now(), status: 0, requestId };
     this.logRequest(entry);
     const ex: Exchange = { req, res, requestId, entry };
 
-    const azure = /^\/openai\/deployments\/[^/]+\/chat\/completions$/.test(path);
+    const azure = !this.llama && /^\/openai\/deployments\/[^/]+\/chat\/completions$/.test(path);
+    const served = this.llama ? path.replace(/^\/v1(?=\/)/, '') : path;
     if (path === '/health') return this.sendJson(ex, 200, { status: 'ok' });
-    if (path === '/v1/models' && method === 'GET') {
+    if ((this.llama ? served === '/models' : path === '/v1/models') && method === 'GET') {
       const auth = this.authFailure(req, false);
       if (auth) return this.error(ex, auth);
-      const created = Math.floor(Date.parse('2026-09-17T00:00:00Z') / 1000);
-      const data = [this.model, ...OPENAI_ALIASES].map((id) => ({ id, object: 'model', created, owned_by: 'system' }));
-      return this.sendJson(ex, 200, { object: 'list', data });
+      return this.sendJson(ex, 200, this.models());
     }
-    if (path !== '/v1/chat/completions' && !azure) {
+    if ((this.llama ? served !== '/chat/completions' : path !== '/v1/chat/completions') && !azure) {
+      if (this.llama) return this.error(ex, new Invalid('File Not Found', null, 404));
       return this.error(ex, new Invalid(`Invalid URL (${method} ${path})`, null, 404, 'unknown_url'));
     }
     if (method !== 'POST') return this.error(ex, new Invalid(`Invalid method for URL (${method} ${path})`, null, 405));
@@ -177,12 +216,14 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
       return;
     }
     const request =
-      typeof body === 'object' && body !== null && !Array.isArray(body) ? check(body as Record<string, unknown>) : null;
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? check(body as Record<string, unknown>, this.dialect)
+        : null;
     if (request === null) {
       return this.error(ex, new Invalid('We could not parse the JSON body of your request. Send valid JSON.'));
     }
     if (request instanceof Invalid) return this.error(ex, request);
-    if (!azure && request.model !== this.model && !OPENAI_ALIASES.includes(request.model)) {
+    if (!azure && !this.llama && request.model !== this.model && !OPENAI_ALIASES.includes(request.model)) {
       const message = `The model \`${request.model}\` does not exist or you do not have access to it.`;
       return this.error(ex, new Invalid(message, null, 404, 'model_not_found'));
     }
@@ -190,6 +231,7 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
     if (window) window.tokens += (completion.usage as { prompt_tokens: number }).prompt_tokens;
     const text = JSON.stringify(completion);
     if (fault?.kind === 'truncated') return this.send(ex, 200, text.slice(0, Math.floor(text.length / 2)));
+    if (this.llama) return this.send(ex, 200, text);
     const left = this.remaining(window);
     const count = (value: number, otherwise: string) => (value === Infinity ? otherwise : String(value));
     this.send(
@@ -200,42 +242,60 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
     );
   }
 
+  /** `GET /v1/models`: the model and its aliases (OpenAI), or the one model llama-server serves. */
+  private models(): Record<string, unknown> {
+    const created = Math.floor(Date.parse('2026-09-17T00:00:00Z') / 1000);
+    if (this.llama) {
+      return {
+        object: 'list',
+        data: [{ id: this.model, aliases: [this.model], object: 'model', created, owned_by: 'llamacpp' }],
+      };
+    }
+    const data = [this.model, ...OPENAI_ALIASES].map((id) => ({ id, object: 'model', created, owned_by: 'system' }));
+    return { object: 'list', data };
+  }
+
   private complete(ex: Exchange, request: CheckedRequest, fault: OpenAiFault | undefined): Record<string, unknown> {
     const kind = fault && 'kind' in fault ? fault.kind : undefined;
     const behaviour = kind !== undefined && isBehaviour(kind) ? kind : this.behaviour;
     const conversation = request.messages.map((message) => message.text).join('\n');
     const lastUser = [...request.messages].reverse().find((message) => message.role === 'user')?.text ?? '';
-    const top =
-      behaviour === 'omit-logprobs'
-        ? []
-        : firstTokenLogprobs(conversation, lastUser, behaviour, Math.max(1, request.topLogprobs));
-    const [chosen] = top.length > 0 ? top : firstTokenLogprobs(conversation, lastUser, 'answer', 1);
+    const tokenIds = this.llama;
+    const ask = (as: Exclude<OpenAiBehaviour, 'omit-logprobs'>, count: number) =>
+      firstTokenLogprobs({ conversation, lastUser, behaviour: as, count, tokenIds });
+    const listed = Math.min(request.topLogprobs, this.topLogprobsCap);
+    const top = behaviour === 'omit-logprobs' ? [] : ask(behaviour, Math.max(1, listed));
+    const [chosen] = top.length > 0 ? top : ask('answer', 1);
     const logprobs =
       request.logprobs && behaviour !== 'omit-logprobs'
-        ? { content: [{ ...chosen, top_logprobs: request.topLogprobs === 0 ? [] : top }], refusal: null }
+        ? {
+            content: [{ ...chosen, top_logprobs: listed === 0 ? [] : top }],
+            ...(this.llama ? {} : { refusal: null }),
+          }
         : null;
-    const choice = (index: number) => ({
-      index,
-      message: { role: 'assistant', content: chosen.token, refusal: null, annotations: [] },
-      logprobs,
-      finish_reason: request.maxTokens === 1 ? 'length' : 'stop',
-    });
+    const message = this.llama
+      ? { role: 'assistant', content: chosen.token }
+      : { role: 'assistant', content: chosen.token, refusal: null, annotations: [] };
+    // llama-server stops at a special token (`finish_reason: stop`), as at the end of text.
+    const stopped = request.maxTokens !== 1 || (this.llama && chosen.token === '');
+    const choice = (index: number) => ({ index, message, logprobs, finish_reason: stopped ? 'stop' : 'length' });
     const choices = Array.from({ length: kind === 'two-choices' ? 2 : request.n }, (_, index) => choice(index));
     const promptTokens = Math.ceil(conversation.length / 4) + 7 * request.messages.length;
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: request.n,
+      total_tokens: promptTokens + request.n,
+      prompt_tokens_details: { cached_tokens: 0, ...(this.llama ? {} : { audio_tokens: 0 }) },
+      ...(this.llama ? {} : { completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } }),
+    };
     return {
-      id: `chatcmpl-${ex.requestId.slice(4)}`,
+      id: this.llama ? ex.requestId : `chatcmpl-${ex.requestId.slice(4)}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: this.model,
       choices,
-      usage: {
-        prompt_tokens: promptTokens,
-        completion_tokens: request.n,
-        total_tokens: promptTokens + request.n,
-        prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-        completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 },
-      },
-      service_tier: 'default',
+      usage,
+      ...(this.llama ? {} : { service_tier: 'default' }),
       ...(this.systemFingerprint === null ? {} : { system_fingerprint: this.systemFingerprint }),
     };
   }
@@ -245,6 +305,7 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
     const given = azure
       ? req.headers['api-key']
       : /^Bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? '').trim())?.[1];
+    if (this.llama && given !== this.apiKey) return new Invalid('Invalid API Key', null, 401);
     if (given === undefined || given === '') {
       const message = azure
         ? 'Access denied due to missing subscription key. Make sure to include the api-key header.'
@@ -269,7 +330,9 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
     this.sendJson(ex, fault.status, body, headers);
   }
 
+  /** OpenAI's `x-ratelimit-*` headers; llama-server sends none. */
   private rateHeaders(requests: string, tokens: string, resetRequests: string, resetTokens: string) {
+    if (this.llama) return {};
     return {
       'x-ratelimit-limit-requests': '10000',
       'x-ratelimit-limit-tokens': '2000000',
@@ -281,6 +344,10 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
   }
 
   private error(ex: Exchange, invalid: Invalid): void {
+    if (this.llama) {
+      const type = { 401: 'authentication_error', 404: 'not_found_error' }[invalid.status] ?? 'invalid_request_error';
+      return this.sendJson(ex, invalid.status, { error: { message: invalid.message, type, code: invalid.status } });
+    }
     const type = invalid.status === 401 || invalid.status < 500 ? 'invalid_request_error' : 'server_error';
     this.sendJson(ex, invalid.status, {
       error: { message: invalid.message, type, param: invalid.param, code: invalid.code },
@@ -295,12 +362,17 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
     const write = () => {
       const { res, entry } = ex;
       if (res.destroyed || res.writableEnded) return;
+      const server = this.llama
+        ? { server: 'llama.cpp' }
+        : {
+            'x-request-id': ex.requestId,
+            'openai-processing-ms': String(this.latencyMs),
+            'openai-version': '2020-10-01',
+          };
       res.writeHead(status, {
-        'content-type': type,
+        'content-type': this.llama && type === JSON_TYPE ? `${type}; charset=utf-8` : type,
         'content-length': Buffer.byteLength(payload),
-        'x-request-id': ex.requestId,
-        'openai-processing-ms': String(this.latencyMs),
-        'openai-version': '2020-10-01',
+        ...server,
         ...headers,
       });
       res.end(payload);
@@ -323,14 +395,21 @@ interface CheckedRequest {
 }
 
 function isBehaviour(kind: string): kind is OpenAiBehaviour {
-  return kind === 'answer' || kind === 'omit-logprobs' || kind === 'off-options';
+  return (OPENAI_BEHAVIOURS as readonly string[]).includes(kind);
 }
 
-/** The request's parameters, or the 400 the API answers for the first one it cannot accept. */
-function check(body: Record<string, unknown>): CheckedRequest | Invalid {
-  const { model, messages, logprobs, top_logprobs: top, n, temperature } = body;
+/**
+ * The request's parameters, or the 400 the API answers for the first one it cannot accept. llama-server needs no
+ * `model` and takes any `top_logprobs` count.
+ */
+function check(body: Record<string, unknown>, dialect: OpenAiDialect): CheckedRequest | Invalid {
+  const { messages, logprobs, top_logprobs: top, n, temperature } = body;
+  const llama = dialect === 'llama-server';
+  const model = llama && body.model === undefined ? '' : body.model;
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
-  if (typeof model !== 'string' || model === '') return new Invalid('you must provide a model parameter', 'model');
+  if (typeof model !== 'string' || (model === '' && !llama)) {
+    return new Invalid('you must provide a model parameter', 'model');
+  }
   if (!Array.isArray(messages) || messages.length === 0) {
     return new Invalid("Invalid 'messages': expected a non-empty array of messages.", 'messages');
   }
@@ -356,7 +435,7 @@ function check(body: Record<string, unknown>): CheckedRequest | Invalid {
     return new Invalid("Invalid type for 'logprobs': expected a boolean.", 'logprobs');
   }
   if (top !== undefined && top !== null) {
-    if (typeof top !== 'number' || !Number.isInteger(top) || top < 0 || top > MAX_TOP_LOGPROBS) {
+    if (typeof top !== 'number' || !Number.isInteger(top) || top < 0 || (top > MAX_TOP_LOGPROBS && !llama)) {
       return new Invalid(
         `Invalid 'top_logprobs': integer above maximum value. Expected a value <= ${MAX_TOP_LOGPROBS}, but got ${JSON.stringify(top)} instead.`,
         'top_logprobs',

@@ -32,6 +32,18 @@ describe('parseSimulatorArgs', () => {
     );
   });
 
+  it("reads the openai mode's dialect and behaviour, and refuses them in another mode", () => {
+    expect(parseSimulatorArgs(['--mode', 'openai'], {})).toMatchObject({ dialect: 'openai', behaviour: 'answer' });
+    const env = { JEV_SIMULATOR_BEHAVIOUR: 'collapsed' };
+    expect(parseSimulatorArgs(['--mode', 'openai', '--dialect', 'llama-server'], env)).toMatchObject({
+      dialect: 'llama-server',
+      behaviour: 'collapsed',
+    });
+    expect(() => parseSimulatorArgs(['--dialect', 'llama-server'], {})).toThrow(
+      '--dialect applies to --mode openai only; the mode is jev.',
+    );
+  });
+
   it('lets a flag win over its variable', () => {
     const env = { JEV_SIMULATOR_PORT: '9000', JEV_SIMULATOR_MODE: 'jev', JEV_SIMULATOR_KEY: 'env-key' };
     expect(parseSimulatorArgs(['--port=4010', '--mode', 'laya', '--key', 'flag-key'], env)).toMatchObject({
@@ -47,6 +59,8 @@ describe('parseSimulatorArgs', () => {
     [['--host'], {}, '--host needs a value'],
     [['--verbose=yes'], {}, '--verbose takes no value'],
     [['4010'], {}, 'Unexpected argument "4010"'],
+    [['--mode', 'openai', '--dialect', 'vllm'], {}, '--dialect must be openai or llama-server; got "vllm".'],
+    [['--mode', 'openai'], { JEV_SIMULATOR_BEHAVIOUR: 'rude' }, 'JEV_SIMULATOR_BEHAVIOUR must be one of answer,'],
   ])('refuses %j %j, naming the flag or variable', (argv, env, message) => {
     const parse = () => parseSimulatorArgs(argv, env);
     expect(parse).toThrow(InvalidSimulatorArguments);

@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { JudgmentError } from '../errors';
+import { OPENAI_BEHAVIOURS, type OpenAiBehaviour } from './openai-answers';
+import type { OpenAiDialect } from './openai-simulator';
 import type { SimulatorLimits, SimulatorMode } from './simulator.types';
 
 /** What the bin serves: a Jev wire dialect, or the OpenAI Chat Completions wire. */
@@ -17,6 +19,10 @@ export interface SimulatorCommand {
   readonly mode: BinMode;
   readonly apiKey: string | undefined;
   readonly model: string | undefined;
+  /** openai mode: whose server it answers as; undefined elsewhere. */
+  readonly dialect?: OpenAiDialect;
+  /** openai mode: how the simulated model answers; undefined elsewhere. */
+  readonly behaviour?: OpenAiBehaviour;
   readonly verbose: boolean;
   /** Per-key limits; undefined when no limit flag is given. */
   readonly limits: SimulatorLimits | undefined;
@@ -24,6 +30,7 @@ export interface SimulatorCommand {
 
 /** The bin's usage text. */
 export const SIMULATOR_USAGE = `Usage: judgment-jev-simulator [--port N] [--host H] [--latency-ms N] [--mode jev|laya|openai] [--key K] [--model M]
+                             [--dialect openai|llama-server] [--behaviour B]
                              [--limit-requests N] [--limit-tokens N] [--limit-window-ms N] [--verbose]
 
   --port N         port to listen on; 0 picks a free one      (JEV_SIMULATOR_PORT, default 8787)
@@ -34,6 +41,10 @@ export const SIMULATOR_USAGE = `Usage: judgment-jev-simulator [--port N] [--host
   --key K          require Authorization: Bearer K             (JEV_SIMULATOR_KEY, default none)
   --model M        versioned model id it reports               (JEV_SIMULATOR_MODEL, default jev-1.13.0;
                                                                openai: sim-4o-2026-09-17)
+  --dialect D      openai mode: answer as openai or llama-server (JEV_SIMULATOR_DIALECT, default openai)
+                   (llama-server: token ids, model ignored, no request-id or rate-limit headers)
+  --behaviour B    openai mode: ${OPENAI_BEHAVIOURS.join(', ')}
+                                                               (JEV_SIMULATOR_BEHAVIOUR, default answer)
   --limit-requests N  answer 429 past N requests per key per window   (JEV_SIMULATOR_LIMIT_REQUESTS)
   --limit-tokens N    answer 429 once a key's window used N input tokens (JEV_SIMULATOR_LIMIT_TOKENS)
   --limit-window-ms N the limits' fixed window, from a key's first request (JEV_SIMULATOR_LIMIT_WINDOW_MS, 60000)
@@ -47,6 +58,8 @@ const FLAGS = {
   mode: { type: 'string', env: 'JEV_SIMULATOR_MODE' },
   key: { type: 'string', env: 'JEV_SIMULATOR_KEY' },
   model: { type: 'string', env: 'JEV_SIMULATOR_MODEL' },
+  dialect: { type: 'string', env: 'JEV_SIMULATOR_DIALECT' },
+  behaviour: { type: 'string', env: 'JEV_SIMULATOR_BEHAVIOUR' },
   'limit-requests': { type: 'string', env: 'JEV_SIMULATOR_LIMIT_REQUESTS' },
   'limit-tokens': { type: 'string', env: 'JEV_SIMULATOR_LIMIT_TOKENS' },
   'limit-window-ms': { type: 'string', env: 'JEV_SIMULATOR_LIMIT_WINDOW_MS' },
@@ -87,6 +100,7 @@ export function parseSimulatorArgs(
     );
   }
   return {
+    ...openAiSettings(mode, setting('dialect'), setting('behaviour')),
     help: flags.has('help'),
     port: wholeNumber(setting('port'), 65_535) ?? 8787,
     host: setting('host')?.value ?? '127.0.0.1',
@@ -96,6 +110,31 @@ export function parseSimulatorArgs(
     model: setting('model')?.value,
     verbose: flags.has('verbose') || ['1', 'true', 'yes', 'on'].includes(verboseEnv),
     limits: limited ? { requests, tokens, windowMs } : undefined,
+  };
+}
+
+/** The openai mode's dialect and behaviour; either flag in another mode is a mistake. */
+function openAiSettings(
+  mode: BinMode,
+  dialect: { value: string; source: string } | undefined,
+  behaviour: { value: string; source: string } | undefined,
+): { dialect?: OpenAiDialect; behaviour?: OpenAiBehaviour } {
+  const given = dialect ?? behaviour;
+  if (mode !== 'openai') {
+    if (given === undefined) return {};
+    throw new InvalidSimulatorArguments(`${given.source} applies to --mode openai only; the mode is ${mode}.`);
+  }
+  if (dialect !== undefined && dialect.value !== 'openai' && dialect.value !== 'llama-server') {
+    throw new InvalidSimulatorArguments(`${dialect.source} must be openai or llama-server; got "${dialect.value}".`);
+  }
+  if (behaviour !== undefined && !(OPENAI_BEHAVIOURS as readonly string[]).includes(behaviour.value)) {
+    throw new InvalidSimulatorArguments(
+      `${behaviour.source} must be one of ${OPENAI_BEHAVIOURS.join(', ')}; got "${behaviour.value}".`,
+    );
+  }
+  return {
+    dialect: (dialect?.value as OpenAiDialect | undefined) ?? 'openai',
+    behaviour: (behaviour?.value as OpenAiBehaviour | undefined) ?? 'answer',
   };
 }
 
@@ -153,6 +192,8 @@ function example(flag: Flag): string {
     mode: 'laya',
     key: 'local-key',
     model: 'jev-1.13.0',
+    dialect: 'llama-server',
+    behaviour: 'chatty',
     'limit-requests': '1200',
     'limit-tokens': '400000',
     'limit-window-ms': '60000',

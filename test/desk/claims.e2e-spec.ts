@@ -4,6 +4,7 @@ import {
   type AssessmentRecord,
   InvalidClaim,
   InvalidResolution,
+  InvalidReviewer,
   ResolutionForbidden,
   ReviewClaimConflict,
   ReviewClaimed,
@@ -152,6 +153,23 @@ describe('renew and release', () => {
     );
   });
 
+  it('renewing a claim whose lease ran out is a conflict saying to claim again, even when nobody else took it', async () => {
+    const record = await inReview();
+    await context.records.claim(record.id, ann, { ttl: '1s' });
+    await sleep(1200);
+    const error = await refusal(context.records.renew(record.id, ann, { ttl: '30m' }));
+    expect(error).toBeInstanceOf(ReviewClaimConflict);
+    expect(error.message).toMatch(
+      new RegExp(
+        `^Record #${record.id}: the claim of staff #ann ran out at .+Z; claim it again instead of renewing\\.$`,
+      ),
+    );
+    expect((error as ReviewClaimConflict).holder).toEqual({ type: 'staff', id: 'ann' });
+    expect(new Date((await context.row(record.id)).claimExpiresAt!).getTime()).toBeLessThan(Date.now());
+    await context.records.claim(record.id, ann);
+    expect((await context.row(record.id)).claimHolderId).toBe('ann');
+  });
+
   it('release frees the record for others and fires ReviewReleased; releasing another reviewer claim is a conflict', async () => {
     const record = await inReview();
     await context.records.claim(record.id, ann);
@@ -201,6 +219,30 @@ describe('resolving a claimed record', () => {
 });
 
 describe('bad input', () => {
+  it.each([
+    ['an id over 255 characters', { type: 'staff', id: 'x'.repeat(256) }, /id is 256 characters long/],
+    ['a type over 255 characters', { type: 's'.repeat(300), id: 'ann' }, /type is 300 characters long/],
+    ['a NUL in the id', { type: 'staff', id: 'a\u0000b' }, /NUL character/],
+    ['an unpaired surrogate in the id', { type: 'staff', id: 'a\ud800b' }, /unpaired surrogate/],
+  ])('a reviewer with %s is an InvalidReviewer, not a database error', async (_case, reviewer, message) => {
+    const record = await inReview();
+    for (const attempt of [
+      () => context.records.claim(record.id, reviewer),
+      () => context.records.release(record.id, reviewer),
+      () => context.records.awaitingReview({ claimedBy: reviewer }),
+    ]) {
+      const error = await refusal(attempt());
+      expect(error).toBeInstanceOf(InvalidReviewer);
+      expect(error).toBeInstanceOf(InvalidResolution);
+      expect(error.message).toMatch(message);
+    }
+  });
+
+  it('claiming a record id past the id column (2^31) is UnknownRecord, not a database error', async () => {
+    await expect(context.records.claim(2 ** 31, ann)).rejects.toThrow(UnknownRecord);
+    expect(await context.records.find(2 ** 31)).toBeNull();
+  });
+
   it('claiming an unknown record is UnknownRecord', async () => {
     await expect(context.records.claim(987654, ann)).rejects.toThrow(new UnknownRecord(987654));
   });

@@ -184,7 +184,10 @@ describe('the error envelope', () => {
 
   it('a missing record answers not_found', async () => {
     const { body } = await http().get('/judgment/records/999999').set(ALICE).expect(404);
-    expect(envelope(body)).toMatchObject({ code: 'not_found', message: 'Assessment record #999999 does not exist.' });
+    expect(envelope(body)).toMatchObject({
+      code: 'not_found',
+      message: 'Assessment record #999999 does not exist (never written, or pruned).',
+    });
   });
 
   it('a missing subject answers not_found', async () => {

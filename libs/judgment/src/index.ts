@@ -98,6 +98,7 @@ export {
   UnrebuildableAssessment,
   SubjectNotFound,
   InvalidResolution,
+  InvalidReviewer,
   InvalidClaim,
   ReviewClaimConflict,
   UnknownRecord,

@@ -40,6 +40,12 @@ export class SubjectNotFound extends JudgmentError {}
 /** A Resolution that cannot be applied to the record (or whose reviewer cannot be recorded). */
 export class InvalidResolution extends JudgmentError {}
 
+/**
+ * The reviewer cannot be recorded: neither `{ type, id }` nor a saved TypeORM entity, or a type or id the reviewer
+ * columns cannot hold (over 255 characters, a NUL or an unpaired surrogate). A bad request, not a conflict.
+ */
+export class InvalidReviewer extends InvalidResolution {}
+
 /** A records query was given a filter it cannot use. */
 export class InvalidRecordQuery extends JudgmentError {}
 

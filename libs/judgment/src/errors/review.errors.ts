@@ -12,7 +12,8 @@ export class InvalidClaim extends JudgmentError {}
 
 /**
  * Another reviewer holds a live claim on the record: claiming, renewing, releasing or resolving it is refused until
- * that lease is released or runs out. Names the holder and when the lease ends.
+ * that lease is released or runs out. Names the holder and when the lease ends. Renewing one's own lease after it
+ * ran out is refused the same way (claim the record again instead).
  */
 export class ReviewClaimConflict extends JudgmentError {
   constructor(
@@ -22,10 +23,14 @@ export class ReviewClaimConflict extends JudgmentError {
     /** When the holder's lease ends (the record is free to claim from then on). */
     readonly expiresAt: Date,
     action: string,
+    /** Said instead of the default (a renewal of one's own lease that ran out says to claim again). */
+    message?: string,
   ) {
     super(
-      `Record #${recordId} is claimed by ${holder.type} #${holder.id} until ${expiresAt.toISOString()}, so it cannot ` +
-        `be ${action} by another reviewer. Wait for the lease to be released or to run out, or pick another record.`,
+      message ??
+        `Record #${recordId} is claimed by ${holder.type} #${holder.id} until ${expiresAt.toISOString()}, so it ` +
+          `cannot be ${action} by another reviewer. Wait for the lease to be released or to run out, or pick another ` +
+          'record.',
     );
   }
 }

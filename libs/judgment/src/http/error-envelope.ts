@@ -8,6 +8,7 @@ import {
   InvalidEvidence,
   InvalidRecordQuery,
   InvalidResolution,
+  InvalidReviewer,
   ReviewClaimConflict,
   ResolutionForbidden,
   SubjectNotFound,
@@ -77,7 +78,9 @@ export function errorEnvelope(exception: unknown): { status: number; body: Judgm
     });
   }
   if (exception instanceof UnknownRecord) return reply(404, 'not_found', exception.message, { type: exception.name });
-  if (exception instanceof InvalidClaim) return reply(400, 'validation_error', exception.message);
+  if (exception instanceof InvalidClaim || exception instanceof InvalidReviewer) {
+    return reply(400, 'validation_error', exception.message, { type: exception.name });
+  }
   // An unknown Decision means the server no longer knows the record's Decision: the record exists, so not a 404.
   if (
     exception instanceof InvalidResolution ||

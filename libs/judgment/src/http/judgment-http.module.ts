@@ -9,7 +9,7 @@ import {
   type JudgmentHttpExtras,
 } from './judgment-http.module-definition';
 import { JudgmentReviewPageController } from './review-page.controller';
-import { CsrfGuard } from './csrf';
+import { CsrfGuard, CsrfTokens } from './csrf';
 import { ReviewPageExceptionFilter } from './review-page.filter';
 import { JudgmentReviewsController } from './judgment-reviews.controller';
 import { JudgmentAuditsController } from './judgment-audits.controller';
@@ -49,6 +49,6 @@ function withRoutes(definition: DynamicModule, extras: JudgmentHttpExtras): Dyna
       ...(page ? [JudgmentReviewPageController] : []),
       JudgmentUnknownRouteController,
     ],
-    providers: [...(definition.providers ?? []), ...(page ? [CsrfGuard, ReviewPageExceptionFilter] : [])],
+    providers: [...(definition.providers ?? []), ...(page ? [CsrfTokens, CsrfGuard, ReviewPageExceptionFilter] : [])],
   };
 }

@@ -19,4 +19,10 @@ export interface JudgmentHttpOptions {
    * the app's ResolutionPolicy's call (none configured: nobody may).
    */
   reviewerFrom?: (request: JudgmentHttpRequest) => Reviewer | null | undefined | Promise<Reviewer | null | undefined>;
+  /**
+   * The key the review page (`ui: true`) signs its CSRF tokens with, at least 32 characters. Default: a random key
+   * per application instance. Give every instance the same key when several serve the page behind one address, else a
+   * form opened from one instance is refused by another (the reviewer reloads the page and sends it again).
+   */
+  csrfSecret?: string;
 }

@@ -18,12 +18,12 @@ import { decisionThresholds } from '../decision/thresholds';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { AssessmentRecords } from '../records/assessment-records.service';
 import { JudgmentRegistry } from '../registry/judgment.registry';
-import { UnknownRecord } from '../errors';
 import { CanViewRecordsGuard } from './can-view.guard';
-import { CsrfGuard, csrfToken } from './csrf';
+import { CsrfGuard, CsrfTokens } from './csrf';
 import { JUDGMENT_HTTP_OPTIONS } from './judgment-http.module-definition';
 import type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
 import { recordDetail, recordSummary } from '../records/record.view';
+import { findRecord } from './record-lookup';
 import { claimFilter, pageFilter, recordPage as pageOf } from './record-page';
 import { RecordIdParams, ReviewPageForm, ReviewPageResolveForm, ReviewQueueQuery } from './review.dto';
 import { ReviewPageExceptionFilter, reviewPageBase } from './review-page.filter';
@@ -48,6 +48,7 @@ export class JudgmentReviewPageController {
     private readonly registry: JudgmentRegistry,
     private readonly moduleRef: ModuleRef,
     private readonly adapterHost: HttpAdapterHost,
+    private readonly csrf: CsrfTokens,
   ) {}
 
   /** The queue: `?judgment=&claim=unclaimed|mine&after=`, paged by the last id of the previous page (no OFFSET). */
@@ -74,7 +75,7 @@ export class JudgmentReviewPageController {
   @Get('records/:id')
   async record(@Param() params: RecordIdParams, @Req() request: JudgmentHttpRequest, @Res() response: unknown) {
     const record = await this.find(params.id);
-    const { token, setCookie } = csrfToken(request);
+    const { token, setCookie } = await this.csrf.forPage(request);
     const html = recordPage({
       base: reviewPageBase(request),
       record: recordDetail(record),
@@ -154,10 +155,8 @@ export class JudgmentReviewPageController {
     };
   }
 
-  private async find(id: number): Promise<AssessmentRecord> {
-    const record = await this.records.find(id);
-    if (!record) throw new UnknownRecord(id);
-    return record;
+  private find(id: number): Promise<AssessmentRecord> {
+    return findRecord(this.records, id);
   }
 
   private send(response: unknown, html: string, setCookie: string | null = null): void {

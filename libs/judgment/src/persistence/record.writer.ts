@@ -17,11 +17,16 @@ import { AssessmentRecord } from './assessment-record.entity';
 import { AWAITING_REVIEW } from './record-indexes';
 import { type EntityReference, entityReference, isEntity } from './entity-reference';
 
+/** The largest record id: the id column is a 32-bit integer, so no record has a greater one. */
+export const MAX_RECORD_ID = 2 ** 31 - 1;
+
 /** The resolver recorded when a deadline resolves a Review: the system, for the reason `deadline`. */
 export const DEADLINE_RESOLVER = { resolverType: 'system', resolverId: 'deadline' } as const;
 
 const HELD_BY = 'claim_holder_type = :holderType AND claim_holder_id = :holderId';
 const FREE_OR_HELD_BY = `(claim_holder_type IS NULL OR claim_expires_at <= :now OR (${HELD_BY}))`;
+/** A live lease held by the holder: only that can be renewed (a lease that ran out is claimed again). */
+const LIVE_AND_HELD_BY = `(${HELD_BY} AND claim_expires_at > :now)`;
 
 /** The columns a decision writes: which Decision (version, thresholds) decided which Outcome. */
 export interface DecisionColumns {
@@ -191,7 +196,7 @@ export class RecordWriter {
     return this.updateIf(
       id,
       { claimHolderType: holder.type, claimHolderId: holder.id, claimExpiresAt: expiresAt },
-      [AWAITING_REVIEW, mode === 'claim' ? FREE_OR_HELD_BY : HELD_BY],
+      [AWAITING_REVIEW, mode === 'claim' ? FREE_OR_HELD_BY : LIVE_AND_HELD_BY],
       { now: new Date(), holderType: holder.type, holderId: holder.id },
     );
   }
@@ -288,6 +293,15 @@ export class RecordWriter {
     const statement = { sql, written, generated };
     INSERT_STATEMENTS.set(metadata, statement);
     return statement;
+  }
+
+  /**
+   * The record with this id, or null: an id no record can have (not a whole number from 1 to MAX_RECORD_ID) is not
+   * asked for, as the database would refuse it as out of its integer's range.
+   */
+  async findById(id: number): Promise<AssessmentRecord | null> {
+    if (!Number.isInteger(id) || id < 1 || id > MAX_RECORD_ID) return null;
+    return this.repository().findOneBy({ id });
   }
 
   /**

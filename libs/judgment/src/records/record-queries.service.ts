@@ -91,7 +91,7 @@ export class RecordQueries {
 
   /** The record with this id, or null. */
   find(id: number): Promise<AssessmentRecord | null> {
-    return this.rows.repository().findOneBy({ id });
+    return this.rows.findById(id);
   }
 
   private async query(

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidResolution, ResolutionForbidden } from '../errors';
+import { InvalidReviewer, ResolutionForbidden } from '../errors';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { type EntityReference, entityReference } from '../persistence/entity-reference';
 import { RecordWriter } from '../persistence/record.writer';
@@ -39,13 +39,25 @@ export class ReviewAccess {
     return typeof policy?.canOverrideClaim === 'function' && (await policy.canOverrideClaim(reviewer, record)) === true;
   }
 
-  /** The reference recorded for a reviewer; InvalidResolution when it is neither `{ type, id }` nor a saved entity. */
+  /**
+   * The reference recorded for a reviewer; InvalidReviewer when it is neither `{ type, id }` nor a saved entity, or
+   * when its type or id does not fit the reviewer columns.
+   */
   reviewerReference(reviewer: Reviewer): EntityReference {
     const reference = this.reference(reviewer);
     if (!reference) {
-      throw new InvalidResolution(
+      throw new InvalidReviewer(
         'A reviewer is { type, id } or a saved TypeORM entity (its entity name and primary key are recorded).',
       );
+    }
+    for (const part of ['type', 'id'] as const) {
+      const problem = unstorable(reference[part]);
+      if (problem) {
+        throw new InvalidReviewer(
+          `The reviewer's ${part} ${problem}: a reviewer's type and id are stored in columns of ` +
+            `${REVIEWER_COLUMN_LENGTH} characters of text. Identify reviewers by a short key (a user's primary key).`,
+        );
+      }
     }
     return reference;
   }
@@ -59,6 +71,20 @@ export class ReviewAccess {
     }
     return null;
   }
+}
+
+/** The length of the reviewer columns (`resolver_id`, `claim_holder_id`, … are varchar(255)). */
+const REVIEWER_COLUMN_LENGTH = 255;
+
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a reviewer's type or id cannot be stored, or null when it can. */
+function unstorable(value: string): string | null {
+  const length = [...value].length;
+  if (length > REVIEWER_COLUMN_LENGTH) return `is ${length} characters long`;
+  if (value.includes('\0')) return 'holds a NUL character, which the database cannot store';
+  if (UNPAIRED_SURROGATE.test(value)) return 'holds an unpaired surrogate, which is not text the database can store';
+  return null;
 }
 
 function describeReviewer(reference: EntityReference | null): string {

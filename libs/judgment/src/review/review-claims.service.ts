@@ -86,6 +86,7 @@ export class ReviewClaims {
     const current = this.current(recordId, fresh);
     if (!written) {
       this.refuse(current, mode === 'claim' ? 'claimed' : 'renewed');
+      if (mode === 'renew') this.refuseLapsedRenewal(current, holder);
       throw new InvalidClaim(
         mode === 'renew'
           ? `Record #${recordId} is not claimed by ${holder.type} #${holder.id}, so there is no lease to renew: ` +
@@ -102,7 +103,7 @@ export class ReviewClaims {
     if (!Number.isSafeInteger(recordId) || recordId < 1) {
       throw new InvalidClaim(`A record id is a positive whole number, not ${JSON.stringify(recordId)}.`);
     }
-    const record = await this.rows.repository().findOneBy({ id: recordId });
+    const record = await this.rows.findById(recordId);
     if (!record) throw new UnknownRecord(recordId);
     if (record.isResolved()) throw alreadyResolved(record);
     if (!record.isAwaitingReview()) throw notAwaitingReview(record);
@@ -112,6 +113,20 @@ export class ReviewClaims {
   private current(recordId: number, fresh: AssessmentRecord | null): AssessmentRecord {
     if (!fresh) throw new UnknownRecord(recordId);
     return fresh;
+  }
+
+  /** A renewal of the reviewer's own lease that ran out: a conflict (the record may be claimed again, not renewed). */
+  private refuseLapsedRenewal(record: AssessmentRecord, holder: { type: string; id: string }): void {
+    if (record.claimHolderType !== holder.type || record.claimHolderId !== holder.id || !record.claimExpiresAt) return;
+    const expiresAt = new Date(record.claimExpiresAt);
+    throw new ReviewClaimConflict(
+      record.id,
+      holder,
+      expiresAt,
+      'renewed',
+      `Record #${record.id}: the claim of ${holder.type} #${holder.id} ran out at ${expiresAt.toISOString()}; ` +
+        'claim it again instead of renewing.',
+    );
   }
 
   /** Why a conditional write was refused, as the record now is: resolved meanwhile, or someone else's live claim. */

@@ -63,7 +63,7 @@ export class ReviewDeadlines implements OnApplicationBootstrap, OnModuleDestroy 
    * when there was nothing to expire (resolved already, not due yet, no deadline, gone).
    */
   async expire(recordId: number, now: Date = new Date()): Promise<AssessmentRecord | null> {
-    const record = await this.rows.repository().findOneBy({ id: recordId });
+    const record = await this.rows.findById(recordId);
     if (!record?.isAwaitingReview() || record.reviewDeadlineAt === null) return null;
     if (new Date(record.reviewDeadlineAt).getTime() > now.getTime()) return null;
     const { automatic, onExpiry } = this.expiryOf(record);
@@ -76,7 +76,7 @@ export class ReviewDeadlines implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** The deadline of a record still awaiting Review, or null (resolved, gone, or no deadline). */
   async deadlineOf(recordId: number): Promise<Date | null> {
-    const record = await this.rows.repository().findOneBy({ id: recordId });
+    const record = await this.rows.findById(recordId);
     return record?.isAwaitingReview() && record.reviewDeadlineAt !== null ? new Date(record.reviewDeadlineAt) : null;
   }
 

@@ -21,7 +21,7 @@ import {
 import {
   type Engine,
   type EngineConnectionOptions,
-  EngineManager,
+  type EngineFactory,
   type EngineRequest,
   type EngineResponse,
   Provenance,
@@ -169,7 +169,8 @@ export class StubEngine implements Engine {
   }
 }
 
-EngineManager.extend('stub', (config, { name }) => new StubEngine(name, config));
+/** The stub driver, given to the module as `drivers: { stub }`. */
+const stub: EngineFactory = (config, { name }) => new StubEngine(name, config);
 
 /** Whether the Evidence the Engine saw held UntrustedText at `request.explanation`. */
 export function sawUntrustedExplanation(evidence: EngineRequest['evidence']): boolean {
@@ -221,6 +222,7 @@ export async function calibrationApp(
       EventEmitterModule.forRoot({ wildcard: true }),
       JudgmentModule.forRoot({
         engine: 'stub',
+        drivers: { stub },
         engines: {
           stub: { driver: 'stub', model: 'stub-1.0.0' },
           'stub-next': { driver: 'stub', model: 'stub-2.0.0', reports: 'stub-2.0.1', failOn: 'next-fails' },

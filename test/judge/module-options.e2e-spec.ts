@@ -163,15 +163,18 @@ describe('JudgmentModule', () => {
     expect(decisionRequests(sim)).toHaveLength(1);
   });
 
-  it.each([{}, { isGlobal: true }, { isGlobal: false }])(
-    "the module's core is global: other modules inject Judge (extras %p)",
-    async (extras) => {
-      harness = await startApp({ typeOrm: sqlite(), options: jevOptions(url), extras, imports: [RefundsModule] });
+  it("the module's core is global: other modules inject Judge", async () => {
+    harness = await startApp({ typeOrm: sqlite(), options: jevOptions(url), imports: [RefundsModule] });
 
-      const assessment = await harness.app.get(RefundService).judge.assess(new NoteCheck('Refund please.'));
-      expect(assessment.provenance.engine).toBe('jev');
-    },
-  );
+    const assessment = await harness.app.get(RefundService).judge.assess(new NoteCheck('Refund please.'));
+    expect(assessment.provenance.engine).toBe('jev');
+  });
+
+  it.each([true, false])('refuses isGlobal: %p with InvalidConfiguration: the core is always global', (isGlobal) => {
+    const root = () => JudgmentModule.forRoot({ ...jevOptions(url), isGlobal } as never);
+    expect(root).toThrow(InvalidConfiguration);
+    expect(root).toThrow(/no longer takes isGlobal.*Remove isGlobal/);
+  });
 
   describe.each(DB_KINDS)('the dataSource extra on %s', (kind) => {
     it('records through the named TypeORM data source, not the default one', async () => {
@@ -245,7 +248,7 @@ describe('JudgmentModule', () => {
   });
 
   it('never calls the forRoot of TypeORM, BullMQ, EventEmitter or CacheModule: the app owns them', () => {
-    const root = JudgmentModule.forRoot({ ...jevOptions(url), isGlobal: true });
+    const root = JudgmentModule.forRoot(jevOptions(url));
 
     const modules = modulesIn(root);
 

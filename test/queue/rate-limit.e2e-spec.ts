@@ -32,7 +32,7 @@ import {
 } from './queue.fixtures';
 import { REDIS, clearPrefix } from '../support/redis';
 import { EngineManager } from '../../libs/judgment/src/engines/engine.manager';
-import { JUDGMENT_MODULE_OPTIONS } from '../../libs/judgment/src/judgment.constants';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../../libs/judgment/src/judgment.constants';
 import { statusReport } from '../../libs/judgment/src/cli/status.command';
 
 const DATABASE = 'judgment_rate_e2e';
@@ -148,7 +148,7 @@ it('two worker processes together send no more than the connection allows per wi
   const assess = await dispatchFromProducer(prefix, 40, limits);
   // `judgment status` shows the limits counted on Redis, the backlog and how long it takes to drain at the limit.
   const producer = apps[0];
-  const status = await statusReport(producer.get(EngineManager), producer.get(JUDGMENT_MODULE_OPTIONS), assess);
+  const status = await statusReport(producer.get(EngineManager), producer.get(RESOLVED_JUDGMENT_OPTIONS), assess);
   expect(status.connections[0].limits).toEqual({
     requestsPerMinute: 300,
     tokensPerMinute: null,

@@ -14,7 +14,7 @@ import { RefundsModule } from './refunds.module';
       synchronize: true, // development only: production runs migrations (see Persistence)
     }),
     EventEmitterModule.forRoot(),
-    JudgmentModule.forRoot({ ...judgmentOptionsFromEnv(process.env), isGlobal: true }),
+    JudgmentModule.forRoot(judgmentOptionsFromEnv(process.env)),
     RefundsModule,
   ],
 })

@@ -1,13 +1,11 @@
 import { type JudgmentModuleOptions } from 'nestjs-judgment';
-import { EngineManager } from 'nestjs-judgment/drivers';
 import { KeywordEngine } from './keyword.engine';
-
-// Register the driver once, before the module starts; connections name it with `driver: 'keywords'`.
-EngineManager.extend('keywords', (config, { name }) => new KeywordEngine(name, (config.keywords as string[]) ?? []));
 
 /** The module options written out, instead of judgmentOptionsFromEnv(). */
 export const judgmentOptions: JudgmentModuleOptions = {
   engine: 'jev', // the default connection
+  // Drivers of your own, by name: a connection names one with `driver: 'keywords'`.
+  drivers: { keywords: (config, { name }) => new KeywordEngine(name, (config.keywords as string[]) ?? []) },
   engines: {
     jev: {
       driver: 'jev',

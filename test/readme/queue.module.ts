@@ -28,7 +28,6 @@ export class QueuedAppModule {
         BullModule.forRoot({ connection: { url: process.env.REDIS_URL }, prefix: 'refunds' }),
         JudgmentModule.forRoot({
           ...judgmentOptionsFromEnv(process.env),
-          isGlobal: true,
           queue: { enabled: true, runWorkers: role === 'worker', ...judgmentQueueAttemptsFromEnv(process.env) },
         }),
         RefundsModule,

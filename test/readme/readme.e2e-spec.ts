@@ -350,7 +350,6 @@ describe('the README examples', () => {
         JudgmentModule.forRoot({
           ...judgmentOptionsFromEnv(process.env),
           resolutionPolicy: ReviewerPolicy,
-          isGlobal: true,
         }),
         RefundsModule,
         AdminModule,

@@ -57,7 +57,6 @@ export class SupportDeskModule {
           : []),
         ReviewModule,
         JudgmentModule.forRootAsync({
-          isGlobal: true,
           queue,
           // ReviewModule exports Agents, which the ResolutionPolicy injects (JudgmentModule instantiates the policy).
           imports: [EngineSetupModule.forRoot(config.env), ReviewModule],

@@ -1,7 +1,7 @@
 /** Injection token of the resolved JudgmentModule options. */
 export { MODULE_OPTIONS_TOKEN as JUDGMENT_MODULE_OPTIONS } from './judgment.module-definition';
 
-/** Injection token of the static extras given to `JudgmentModule.forRoot()` (isGlobal, queue, dataSource). */
+/** Injection token of the static extras given to `JudgmentModule.forRoot()` (queue, dataSource), resolved. */
 export const JUDGMENT_EXTRAS = Symbol('JUDGMENT_EXTRAS');
 
 /** Injection token of the app's TypeORM DataSource the records live in (null when the app has none for the module). */

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { EngineManager } from './engines/engine.manager';
+import { resolveJudgmentOptions } from './judgment.options';
 import { judgmentOptionsFromEnv } from './judgment.env';
 
 const connections = (env: Record<string, string>) => Object.keys(judgmentOptionsFromEnv(env).engines ?? {});
@@ -11,7 +12,7 @@ describe('judgmentOptionsFromEnv: the connections the environment names', () => 
       const options = judgmentOptionsFromEnv({ NODE_ENV: 'production', TYPESAFE_API_KEY: 'sk-live' });
       expect(Object.keys(options.engines ?? {})).toEqual(['jev']);
 
-      const manager = new EngineManager(options);
+      const manager = new EngineManager(resolveJudgmentOptions(options));
       const problems = Object.keys(options.engines ?? {}).map((name) => manager.describe(name).problem);
       expect(problems).toEqual([null]);
       expect(warn).not.toHaveBeenCalled();

@@ -1,10 +1,14 @@
-import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './engines/connection.settings';
 import { DEFAULT_JEV_URL } from './engines/jev/jev.engine';
 import { perMinuteFromEnv } from './engines/limits/connection-limits';
 import { DEFAULT_OPENAI_URL } from './engines/openai/openai.engine';
 import { DEFAULT_MOCK_MODEL } from './engines/mock/mock.engine';
 import { InvalidConfiguration } from './errors';
-import { DEFAULT_CONNECTION, DEFAULT_RETENTION_DAYS } from './judgment.defaults';
+import {
+  DEFAULT_CONNECTION,
+  DEFAULT_RETENTION_DAYS,
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT_SECONDS,
+} from './judgment.defaults';
 import type { ConnectionLimits, EngineConnectionOptions, JudgmentModuleOptions } from './judgment.options';
 
 type Env = Readonly<Record<string, string | undefined>>;

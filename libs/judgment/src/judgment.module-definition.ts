@@ -1,15 +1,7 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { JudgmentModuleOptions, JudgmentQueueOptions } from './judgment.options';
+import type { JudgmentModuleExtras, JudgmentModuleOptions } from './judgment.options';
 
-/** Static options of `JudgmentModule.forRoot()`: they decide which modules are imported, so they cannot be async. */
-export interface JudgmentModuleExtras {
-  /** Accepted for compatibility: the module is always global, like @nestjs/typeorm's core. */
-  isGlobal?: boolean;
-  /** BullMQ queueing (off by default: `dispatch()` runs inline). */
-  queue?: JudgmentQueueOptions;
-  /** The TypeORM data source name, or false when the app has no TypeORM (then persistence must be disabled). */
-  dataSource?: string | false;
-}
+export type { JudgmentModuleExtras } from './judgment.options';
 
 export const {
   ConfigurableModuleClass: JudgmentConfigurableModule,
@@ -18,11 +10,5 @@ export const {
   ASYNC_OPTIONS_TYPE: JUDGMENT_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<JudgmentModuleOptions>({ moduleName: 'Judgment' })
   .setClassMethodName('forRoot')
-  .setExtras<JudgmentModuleExtras>(
-    { isGlobal: false, queue: undefined, dataSource: undefined },
-    (definition, extras) => ({
-      ...definition,
-      global: extras.isGlobal,
-    }),
-  )
+  .setExtras<JudgmentModuleExtras>({ queue: undefined, dataSource: undefined }, (definition) => definition)
   .build();

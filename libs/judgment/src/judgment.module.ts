@@ -25,9 +25,14 @@ import {
   JUDGMENT_ASYNC_OPTIONS_TYPE,
   JUDGMENT_OPTIONS_TYPE,
   JudgmentConfigurableModule,
-  type JudgmentModuleExtras,
 } from './judgment.module-definition';
-import { type JudgmentModuleOptions, resolveJudgmentOptions } from './judgment.options';
+import {
+  type JudgmentModuleExtras,
+  type ResolvedJudgmentExtras,
+  type ResolvedJudgmentOptions,
+  resolveJudgmentExtras,
+  resolveJudgmentOptions,
+} from './judgment.options';
 import type { DataSource } from 'typeorm';
 import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
@@ -49,7 +54,6 @@ import { ReviewResolver } from './review/review-resolver.service';
 import { JudgmentStartupCheck } from './judgment.startup';
 import { InlineDispatch } from './queue/inline.dispatcher';
 import { JudgmentJobs } from './queue/judgment.jobs';
-import { resolveQueueOptions } from './queue/queue.options';
 
 /** Holds the one registry of an app; a constant module so every import shares it. */
 @Global()
@@ -62,7 +66,11 @@ export class JudgmentFeatureModule {}
 
 /** The services every JudgmentModule.forRoot() provides; apps inject Judge and the others by class. */
 const SERVICES: Provider[] = [
-  { provide: RESOLVED_JUDGMENT_OPTIONS, useFactory: resolveJudgmentOptions, inject: [JUDGMENT_MODULE_OPTIONS] },
+  {
+    provide: RESOLVED_JUDGMENT_OPTIONS,
+    useFactory: resolveJudgmentOptions,
+    inject: [JUDGMENT_MODULE_OPTIONS, JUDGMENT_EXTRAS],
+  },
   RecordWriter,
   Recorder,
   CalibrationGuard,
@@ -90,23 +98,20 @@ const SERVICES: Provider[] = [
     provide: EngineManager,
     // Engine classes named as drivers are created through DI at startup, so one that cannot be built fails there.
     useFactory: async (
-      options: JudgmentModuleOptions,
+      options: ResolvedJudgmentOptions,
       moduleRef: ModuleRef,
-      extras: JudgmentModuleExtras,
+      logger: JudgmentLogger,
       limitRedis: { client: object } | undefined,
     ) => {
       const engines = new Map<Type<Engine>, Engine>();
       for (const cls of engineClasses(options)) engines.set(cls, await moduleRef.create(cls));
-      return new EngineManager(options, (cls) => engines.get(cls) as Engine, {
-        redis: limitRedis?.client ?? null,
-        queueEnabled: resolveQueueOptions(extras.queue).enabled,
-      });
+      return new EngineManager(options, (cls) => engines.get(cls) as Engine, limitRedis?.client ?? null, logger);
     },
-    inject: [JUDGMENT_MODULE_OPTIONS, ModuleRef, JUDGMENT_EXTRAS, { token: JUDGMENT_LIMIT_REDIS, optional: true }],
+    inject: [RESOLVED_JUDGMENT_OPTIONS, ModuleRef, JudgmentLogger, { token: JUDGMENT_LIMIT_REDIS, optional: true }],
   },
 ];
 
-const EXPORTS = [Judge, EngineManager, RecordWriter, AssessmentRecords, Calibration, JUDGMENT_MODULE_OPTIONS];
+const EXPORTS = [Judge, EngineManager, RecordWriter, AssessmentRecords, Calibration, RESOLVED_JUDGMENT_OPTIONS];
 
 /**
  * The module: `JudgmentModule.forRoot(options)` (or `forRootAsync`) once in the app, and
@@ -158,9 +163,9 @@ function dataSourceProvider(name: string | false | undefined): Provider {
 }
 
 /** The Engine classes the connections name as their driver. */
-function engineClasses(options: JudgmentModuleOptions): Set<Type<Engine>> {
+function engineClasses(options: ResolvedJudgmentOptions): Set<Type<Engine>> {
   const classes = new Set<Type<Engine>>();
-  for (const connection of Object.values(options.engines ?? {})) {
+  for (const connection of Object.values(options.connections)) {
     const driver = connection?.driver;
     if (typeof driver === 'function' && typeof driver.prototype?.answer === 'function') classes.add(driver);
   }
@@ -168,14 +173,10 @@ function engineClasses(options: JudgmentModuleOptions): Set<Type<Engine>> {
 }
 
 function withServices(definition: DynamicModule, extras: JudgmentModuleExtras): DynamicModule {
-  const resolved: JudgmentModuleExtras = {
-    isGlobal: extras.isGlobal ?? false,
-    queue: extras.queue,
-    dataSource: extras.dataSource,
-  };
+  const resolved: ResolvedJudgmentExtras = resolveJudgmentExtras(extras);
   const typeorm =
     resolved.dataSource === false ? [] : [TypeOrmModule.forFeature([AssessmentRecord], resolved.dataSource)];
-  const queueOptions = resolveQueueOptions(resolved.queue);
+  const queueOptions = resolved.queue;
   // BullMQ code is required only when the queue is on, so an app without bullmq (or Redis) works with it off.
   if (queueOptions.enabled) requirePeers('The queue (queue.enabled: true)', ['@nestjs/bullmq', 'bullmq', 'ioredis']);
   const queue = queueOptions.enabled

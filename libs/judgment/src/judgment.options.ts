@@ -1,6 +1,8 @@
 import type { Type } from '@nestjs/common';
+import { parseDuration } from './decision/duration';
 import type { Engine } from './engines/engine.interface';
-import { DEFAULT_CALIBRATION_CONCURRENCY, DEFAULT_CONNECTION, DEFAULT_RETENTION_DAYS } from './judgment.defaults';
+import { EngineNotConfigured, InvalidCalibration, InvalidConfiguration, InvalidRateLimit } from './errors';
+import { JUDGMENT_DEFAULTS } from './judgment.defaults';
 
 /** One Engine connection (`engines.<name>`). */
 export interface EngineConnectionOptions {
@@ -80,7 +82,7 @@ export type DriftPolicy = 'review' | 'warn' | 'off';
 
 /** Calibration runs, and the calibration lock the app runs under. */
 export interface CalibrationOptions {
-  /** Engine rounds a calibration run keeps in flight (default 4). */
+  /** Engine rounds a calibration run keeps in flight (default 8). */
   concurrency?: number;
   /**
    * The calibration lock file (`judgment eval … --lock` writes it; commit it with the app), relative to the working
@@ -100,12 +102,30 @@ export interface CalibrationOptions {
   audit?: Record<string, number>;
 }
 
+/** What a driver factory is given besides the connection's options. */
+export interface EngineFactoryContext {
+  /** The connection name. */
+  readonly name: string;
+  /** The module options, resolved. */
+  readonly options: ResolvedJudgmentOptions;
+  /** Aborts when the app shuts down: a driver cancels its retry waits and sends nothing more. */
+  readonly shutdown: AbortSignal;
+}
+
+/** Builds a connection's Engine from its options (`engines.<name>`). */
+export type EngineFactory = (config: EngineConnectionOptions, context: EngineFactoryContext) => Engine;
+
 /** Options of `JudgmentModule.forRoot()`; every one may come from ConfigService through `forRootAsync()`. */
 export interface JudgmentModuleOptions {
   /** The default connection (default `jev`). */
   engine?: string;
   /** Connections by name. */
   engines?: Record<string, EngineConnectionOptions>;
+  /**
+   * Drivers of your own by name (`{ keywords: (config, { name }) => new KeywordEngine(...) }`): a connection names one
+   * with `driver: 'keywords'`. They win over the built-in drivers of the same name.
+   */
+  drivers?: Record<string, EngineFactory>;
   /** Throw EngineFailed on a failed attempt (default true); false returns Unassessed. */
   throwOnFailure?: boolean;
   persistence?: PersistenceOptions;
@@ -133,57 +153,6 @@ export interface JudgmentModuleOptions {
    * logged and each such attempt's record notes the path.
    */
   strictEvidencePaths?: boolean;
-}
-
-/** The persistence options with their defaults applied. */
-export interface ResolvedPersistence {
-  readonly enabled: boolean;
-  readonly required: boolean;
-  readonly evidence: boolean;
-  readonly retentionDays: number | null;
-}
-
-/** The module options with their defaults applied, built once per module and injected into every service. */
-export interface ResolvedJudgmentOptions {
-  /** The options as given (connections keep theirs: each driver checks and defaults its own). */
-  readonly given: JudgmentModuleOptions;
-  /** The default connection's name (not yet checked: EngineManager refuses an empty one). */
-  readonly defaultConnection: unknown;
-  readonly throwOnFailure: boolean;
-  readonly persistence: ResolvedPersistence;
-  readonly log: boolean;
-  /** Refuse rounds whose questions name (in backticks) an Evidence path the Evidence does not have. */
-  readonly strictEvidencePaths: boolean;
-  /** Checked when a Calibration run starts. */
-  readonly calibrationConcurrency: unknown;
-  /** The calibration lock's path, or null (checked when the module starts). */
-  readonly calibrationLock: unknown;
-  /** Checked when the module starts. */
-  readonly onDrift: unknown;
-  /** Audit rates by Decision name (checked when the module starts). */
-  readonly auditRates: unknown;
-}
-
-/** Applies the defaults of judgment.defaults.ts to the module options. */
-export function resolveJudgmentOptions(options: JudgmentModuleOptions): ResolvedJudgmentOptions {
-  const p = options.persistence ?? {};
-  return Object.freeze({
-    given: options,
-    defaultConnection: options.engine === undefined ? DEFAULT_CONNECTION : options.engine,
-    throwOnFailure: options.throwOnFailure ?? true,
-    persistence: Object.freeze({
-      enabled: p.enabled ?? true,
-      required: p.required ?? true,
-      evidence: p.evidence ?? true,
-      retentionDays: p.retentionDays === undefined ? DEFAULT_RETENTION_DAYS : p.retentionDays,
-    }),
-    log: options.log !== false,
-    strictEvidencePaths: options.strictEvidencePaths === true,
-    calibrationConcurrency: options.calibration?.concurrency ?? DEFAULT_CALIBRATION_CONCURRENCY,
-    calibrationLock: options.calibration?.lock ?? null,
-    onDrift: options.calibration?.onDrift ?? 'review',
-    auditRates: options.calibration?.audit ?? {},
-  });
 }
 
 /** BullMQ worker settings passed through to both processors' workers (see BullMQ's WorkerOptions). */
@@ -236,4 +205,368 @@ export interface JudgmentQueueOptions {
    * next run without asking the Engine again.
    */
   outage?: { retryFor?: number; delay?: number; maxDelay?: number };
+}
+
+/** Static options of `JudgmentModule.forRoot()`: they decide which modules are imported, so they cannot be async. */
+export interface JudgmentModuleExtras {
+  /** BullMQ queueing (off by default: `dispatch()` runs inline). */
+  queue?: JudgmentQueueOptions;
+  /** The TypeORM data source name, or false when the app has no TypeORM (then persistence must be disabled). */
+  dataSource?: string | false;
+}
+
+/** The persistence options with their defaults applied. */
+export interface ResolvedPersistence {
+  readonly enabled: boolean;
+  readonly required: boolean;
+  readonly evidence: boolean;
+  /** Days `prune()` keeps records; null keeps them forever. */
+  readonly retentionDays: number | null;
+}
+
+/** The calibration options with their defaults applied. */
+export interface ResolvedCalibration {
+  /** Engine rounds a calibration run keeps in flight unless `.concurrency()` says otherwise. */
+  readonly concurrency: number;
+  /** The calibration lock's path as given (relative to the working directory), or null. */
+  readonly lock: string | null;
+  readonly onDrift: DriftPolicy;
+  /** Audit rates by Decision name, each in [0, 1]. */
+  readonly audit: Readonly<Record<string, number>>;
+}
+
+/** The limiter options with their defaults applied. */
+export interface ResolvedLimiter {
+  /** The ioredis client given; null to count per process; undefined when not given (the queue's Redis, if on). */
+  readonly redis: object | null | undefined;
+  /** Milliseconds an inline call waits for a slot. */
+  readonly maxWaitMs: number;
+  readonly prefix: string;
+  readonly bulkShare: number;
+}
+
+/** How the queue rides out an outage: retried with growing waits for `retryFor` ms since it began, then failed. */
+export interface OutagePolicy {
+  readonly retryFor: number;
+  readonly delay: number;
+  readonly maxDelay: number;
+}
+
+/** The queue options with their defaults applied. */
+export interface ResolvedQueueOptions {
+  readonly enabled: boolean;
+  readonly assessQueue: string;
+  readonly decideQueue: string;
+  readonly reviewQueue: string;
+  readonly configKey: string | undefined;
+  readonly attempts: number;
+  readonly decideAttempts: number;
+  readonly backoff: { readonly type: 'fixed' | 'exponential'; readonly delay: number };
+  readonly concurrency: number;
+  readonly runWorkers: boolean;
+  readonly workerOptions: JudgmentWorkerOptions;
+  readonly pauseOnRateLimit: boolean;
+  readonly outage: OutagePolicy;
+}
+
+/** The static extras with their defaults applied: resolved once when `forRoot()` builds the module. */
+export interface ResolvedJudgmentExtras {
+  readonly queue: ResolvedQueueOptions;
+  /** The TypeORM data source name (undefined: the default one), or false for none. */
+  readonly dataSource: string | false | undefined;
+}
+
+/**
+ * The module options and extras, checked and with the defaults of judgment.defaults.ts applied: built once per module
+ * (`RESOLVED_JUDGMENT_OPTIONS`) and read by every service. Nothing reads the options as given after that.
+ */
+export interface ResolvedJudgmentOptions {
+  /** The default connection's name; whether `engines` configures it is checked when it is built. */
+  readonly defaultConnection: string;
+  /** The connections as given: each one's driver checks and defaults its options when the connection is built. */
+  readonly connections: Readonly<Record<string, EngineConnectionOptions>>;
+  /** The drivers of the `drivers` option, by name. */
+  readonly drivers: Readonly<Record<string, EngineFactory>>;
+  readonly throwOnFailure: boolean;
+  readonly persistence: ResolvedPersistence;
+  readonly log: boolean;
+  /** Refuse rounds whose questions name (in backticks) an Evidence path the Evidence does not have. */
+  readonly strictEvidencePaths: boolean;
+  /** The app's ResolutionPolicy class, or null (then every reviewer is refused). */
+  readonly resolutionPolicy: Type<object> | null;
+  readonly calibration: ResolvedCalibration;
+  readonly limiter: ResolvedLimiter;
+  /** Milliseconds between sweeps for Reviews past their deadline, or null for no sweep. */
+  readonly reviewSweepInterval: number | null;
+  /** The environment name (the option, else NODE_ENV when the options were resolved), or null. */
+  readonly environment: string | null;
+  readonly queue: ResolvedQueueOptions;
+  /** The TypeORM data source name (undefined: the default one), or false for none. */
+  readonly dataSource: string | false | undefined;
+}
+
+const DRIFT_POLICIES: readonly DriftPolicy[] = ['review', 'warn', 'off'];
+
+/**
+ * Checks the module options and applies the defaults of judgment.defaults.ts: the one place they are read. A value
+ * that cannot be used throws (InvalidConfiguration or one of its kind) naming the option and what it must be. The
+ * connections are checked by their drivers when built, so that `judgment status` can still describe a broken one.
+ */
+export function resolveJudgmentOptions(
+  options: JudgmentModuleOptions | undefined,
+  extras: ResolvedJudgmentExtras = resolveJudgmentExtras({}),
+): ResolvedJudgmentOptions {
+  const given = section(options, 'JudgmentModule options', 'the module options') as JudgmentModuleOptions;
+  const defaults = JUDGMENT_DEFAULTS;
+  const persistence = section(given.persistence, 'persistence') as PersistenceOptions;
+  const calibration = section(given.calibration, 'calibration') as CalibrationOptions;
+  return Object.freeze({
+    defaultConnection: defaultConnection(given),
+    connections: Object.freeze({ ...(section(given.engines, 'engines') as Record<string, EngineConnectionOptions>) }),
+    drivers: drivers(given.drivers),
+    throwOnFailure: flag(given.throwOnFailure, 'throwOnFailure', defaults.throwOnFailure),
+    persistence: Object.freeze({
+      enabled: flag(persistence.enabled, 'persistence.enabled', defaults.persistence.enabled),
+      required: flag(persistence.required, 'persistence.required', defaults.persistence.required),
+      evidence: flag(persistence.evidence, 'persistence.evidence', defaults.persistence.evidence),
+      retentionDays: retentionDays(persistence.retentionDays),
+    }),
+    log: flag(given.log, 'log', defaults.log),
+    strictEvidencePaths: flag(given.strictEvidencePaths, 'strictEvidencePaths', defaults.strictEvidencePaths),
+    resolutionPolicy: resolutionPolicy(given.resolutionPolicy),
+    calibration: Object.freeze({
+      concurrency: calibrationConcurrency(calibration.concurrency),
+      lock: calibrationLock(calibration.lock),
+      onDrift: driftPolicy(calibration.onDrift),
+      audit: auditRates(calibration.audit),
+    }),
+    limiter: resolveLimiter(given.limiter),
+    reviewSweepInterval: sweepInterval(
+      (section(given.review, 'review') as NonNullable<JudgmentModuleOptions['review']>).sweepInterval,
+      extras.queue.enabled,
+    ),
+    environment: environment(given.environment),
+    queue: extras.queue,
+    dataSource: extras.dataSource,
+  });
+}
+
+/** Applies the defaults to the static extras (the queue's attempts and concurrency become whole numbers of at least 1). */
+export function resolveJudgmentExtras(extras: JudgmentModuleExtras): ResolvedJudgmentExtras {
+  if ('isGlobal' in (extras as object)) {
+    throw new InvalidConfiguration(
+      "JudgmentModule.forRoot() no longer takes isGlobal: its services are always global (like @nestjs/typeorm's " +
+        'core module), so every module injects Judge. Remove isGlobal from the options.',
+    );
+  }
+  const { dataSource } = extras;
+  if (dataSource !== undefined && dataSource !== false && (typeof dataSource !== 'string' || dataSource === '')) {
+    throw new InvalidConfiguration(
+      `The module option dataSource must be the name of a TypeORM data source, or false for none; got ${describe(dataSource)}.`,
+    );
+  }
+  return Object.freeze({ queue: resolveQueueOptions(extras.queue), dataSource });
+}
+
+/** Applies the queue defaults; attempts and concurrency are whole numbers of at least 1. */
+export function resolveQueueOptions(options: JudgmentQueueOptions = {}): ResolvedQueueOptions {
+  const defaults = JUDGMENT_DEFAULTS.queue;
+  return Object.freeze({
+    enabled: options.enabled ?? defaults.enabled,
+    assessQueue: options.assessQueue ?? defaults.assessQueue,
+    decideQueue: options.decideQueue ?? defaults.decideQueue,
+    reviewQueue: options.reviewQueue ?? defaults.reviewQueue,
+    configKey: options.configKey,
+    attempts: atLeastOne(options.attempts, defaults.attempts),
+    decideAttempts: atLeastOne(options.decideAttempts, defaults.decideAttempts),
+    backoff: options.backoff ?? { ...defaults.backoff },
+    concurrency: atLeastOne(options.concurrency, defaults.concurrency),
+    runWorkers: options.runWorkers ?? defaults.runWorkers,
+    workerOptions: options.workerOptions ?? { ...defaults.workerOptions },
+    pauseOnRateLimit: options.pauseOnRateLimit ?? defaults.pauseOnRateLimit,
+    outage: {
+      retryFor: atLeastOne(options.outage?.retryFor, defaults.outage.retryFor),
+      delay: atLeastOne(options.outage?.delay, defaults.outage.delay),
+      maxDelay: atLeastOne(options.outage?.maxDelay, defaults.outage.maxDelay),
+    },
+  });
+}
+
+/** Reads the module's `limiter` option; InvalidRateLimit names the option that is wrong. */
+export function resolveLimiter(options: LimiterOptions | undefined): ResolvedLimiter {
+  const given = section(options, 'limiter') as LimiterOptions;
+  const defaults = JUDGMENT_DEFAULTS.limiter;
+  const maxWait = given.maxWait ?? defaults.maxWait;
+  if (typeof maxWait !== 'number' || !Number.isFinite(maxWait) || maxWait < 0) {
+    throw new InvalidRateLimit(`limiter.maxWait must be a number of seconds of 0 or more; got ${String(maxWait)}.`);
+  }
+  const bulkShare = given.bulkShare ?? defaults.bulkShare;
+  if (typeof bulkShare !== 'number' || !(bulkShare > 0 && bulkShare <= 1)) {
+    throw new InvalidRateLimit(`limiter.bulkShare must be a number above 0 and at most 1; got ${String(bulkShare)}.`);
+  }
+  const prefix = given.prefix ?? defaults.prefix;
+  if (typeof prefix !== 'string' || prefix === '') {
+    throw new InvalidRateLimit(`limiter.prefix must be a non-empty string; got ${JSON.stringify(prefix)}.`);
+  }
+  const redis = given.redis;
+  if (redis !== undefined && redis !== null && typeof (redis as { eval?: unknown }).eval !== 'function') {
+    throw new InvalidRateLimit(
+      'limiter.redis must be an ioredis client (new Redis(...)), or null to count per process.',
+    );
+  }
+  return Object.freeze({ redis, maxWaitMs: Math.round(maxWait * 1000), prefix, bulkShare });
+}
+
+/**
+ * The sweep interval in milliseconds, or null for no sweep: the option as given (1 second to 24 hours, or false),
+ * else every minute with the queue off and never with it on. InvalidConfiguration for an unusable value.
+ */
+export function sweepInterval(given: unknown, queueEnabled: boolean): number | null {
+  if (given === false) return null;
+  if (given === undefined) return queueEnabled ? null : JUDGMENT_DEFAULTS.review.sweepInterval;
+  const parsed = parseDuration(given, { min: 1000, max: 24 * 3600 * 1000, text: '1 second to 24 hours' });
+  if ('problem' in parsed) {
+    throw new InvalidConfiguration(`JudgmentModule option review.sweepInterval is unusable: ${parsed.problem}.`);
+  }
+  return parsed.ms;
+}
+
+function defaultConnection(options: JudgmentModuleOptions): string {
+  const name: unknown = options.engine === undefined ? JUDGMENT_DEFAULTS.engine : options.engine;
+  if (typeof name !== 'string' || name.trim() === '') {
+    const configured = Object.keys(options.engines ?? {}).join(', ') || 'none';
+    throw new EngineNotConfigured(
+      'No default Engine connection is set. Set the engine option (JUDGMENT_ENGINE) to one of the connections ' +
+        `in engines (${configured}).`,
+    );
+  }
+  return name;
+}
+
+function drivers(value: unknown): Readonly<Record<string, EngineFactory>> {
+  const given = section(value, 'drivers') as Record<string, unknown>;
+  for (const [name, factory] of Object.entries(given)) {
+    if (typeof factory !== 'function') {
+      throw new InvalidConfiguration(
+        `The module option drivers.${name} must be a factory (config, context) => Engine; got ${describe(factory)}.`,
+      );
+    }
+  }
+  return Object.freeze({ ...(given as Record<string, EngineFactory>) });
+}
+
+function retentionDays(value: unknown): number | null {
+  if (value === undefined) return JUDGMENT_DEFAULTS.persistence.retentionDays;
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new InvalidConfiguration(
+      `The module option persistence.retentionDays must be a number of days of 0 or more, or null to keep records ` +
+        `forever; got ${describe(value)}.`,
+    );
+  }
+  return value;
+}
+
+function resolutionPolicy(value: unknown): Type<object> | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'function' || typeof value.prototype?.canResolve !== 'function') {
+    throw new InvalidConfiguration(
+      'JudgmentModule option resolutionPolicy must be a class implementing ResolutionPolicy ' +
+        '(a canResolve(reviewer, record) method).',
+    );
+  }
+  return value as Type<object>;
+}
+
+function calibrationConcurrency(value: unknown): number {
+  if (value === undefined) return JUDGMENT_DEFAULTS.calibration.concurrency;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new InvalidCalibration(
+      `The module option calibration.concurrency must be a whole number of cases of 1 or more; got ${JSON.stringify(value)}.`,
+    );
+  }
+  return value;
+}
+
+function calibrationLock(value: unknown): string | null {
+  if (value === undefined || value === null) return JUDGMENT_DEFAULTS.calibration.lock;
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new InvalidConfiguration(
+      `The module option calibration.lock must be the path of a calibration lock file; got ${JSON.stringify(value)}.`,
+    );
+  }
+  return value;
+}
+
+function driftPolicy(value: unknown): DriftPolicy {
+  if (value === undefined) return JUDGMENT_DEFAULTS.calibration.onDrift;
+  if (!DRIFT_POLICIES.includes(value as DriftPolicy)) {
+    throw new InvalidConfiguration(
+      `The module option calibration.onDrift must be 'review', 'warn' or 'off'; got ${JSON.stringify(value)}.`,
+    );
+  }
+  return value as DriftPolicy;
+}
+
+function auditRates(value: unknown): Readonly<Record<string, number>> {
+  if (value === undefined) return JUDGMENT_DEFAULTS.calibration.audit;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InvalidConfiguration(
+      'The module option calibration.audit must be an object of shares by Decision name, e.g. { RefundDecision: 0.02 }.',
+    );
+  }
+  for (const [decision, rate] of Object.entries(value)) {
+    if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1)) {
+      throw new InvalidConfiguration(
+        `The module option calibration.audit.${decision} must be a share in [0, 1]; got ${JSON.stringify(rate)}.`,
+      );
+    }
+  }
+  return Object.freeze({ ...(value as Record<string, number>) });
+}
+
+function environment(value: unknown): string | null {
+  if (value === undefined) return process.env.NODE_ENV ?? null;
+  if (typeof value !== 'string') {
+    throw new InvalidConfiguration(
+      `The module option environment must be the environment's name, such as 'production'; got ${describe(value)}.`,
+    );
+  }
+  return value;
+}
+
+/** A boolean option, or its default when unset. */
+function flag(value: unknown, option: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') {
+    throw new InvalidConfiguration(
+      `The module option ${option} must be true or false; got ${describe(value)}. (judgmentOptionsFromEnv() reads ` +
+        "the variables' true/false, 1/0, yes/no and on/off.)",
+    );
+  }
+  return value;
+}
+
+/** A group of options (`persistence`, `calibration`...): an object, or `{}` when unset. */
+function section(value: unknown, option: string, what = `The module option ${option}`): object {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new InvalidConfiguration(`${capitalised(what)} must be an object; got ${describe(value)}.`);
+  }
+  return value;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function atLeastOne(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.max(1, Math.trunc(value)) : fallback;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return `the function ${value.name || '(anonymous)'}`;
+  return typeof value === 'object' ? (Array.isArray(value) ? 'an array' : 'an object') : String(value);
 }

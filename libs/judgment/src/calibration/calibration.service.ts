@@ -114,7 +114,7 @@ interface ResolvedDecision {
 @Injectable()
 export class Calibration {
   private readonly services: CalibrationServices;
-  private readonly concurrency: unknown;
+  private readonly concurrency: number;
 
   constructor(
     @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
@@ -122,7 +122,7 @@ export class Calibration {
     attempts: Recorder,
     rows: RecordWriter,
   ) {
-    this.concurrency = options.calibrationConcurrency;
+    this.concurrency = options.calibration.concurrency;
     this.services = {
       engines,
       attempts,
@@ -143,7 +143,7 @@ export class Calibration {
       source: { kind: 'resolutions' },
       engines: null,
       decisions: null,
-      concurrency: checkConcurrency(this.concurrency, 'The module option calibration.concurrency'),
+      concurrency: this.concurrency,
       subject: null,
       fitTemperature: false,
     });

@@ -11,7 +11,7 @@ import {
 import { ModuleRef, NestFactory } from '@nestjs/core';
 import { EngineManager } from '../engines/engine.manager';
 import { EngineNotConfigured, InvalidRateLimit, UnpinnedModel } from '../errors';
-import { JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import { RecordWriter } from '../persistence/record.writer';
 import { JUDGMENT_WORKERS_DISABLED } from '../queue/queue.constants';
 
@@ -21,7 +21,7 @@ type Token = Type<unknown> | string | symbol;
 export type AppModule = Type<unknown> | DynamicModule;
 
 /** The services that still work when the app failed to start over its Engine configuration (no network needed). */
-const DIAGNOSTIC_TOKENS: readonly Token[] = [EngineManager, JUDGMENT_MODULE_OPTIONS];
+const DIAGNOSTIC_TOKENS: readonly Token[] = [EngineManager, RESOLVED_JUDGMENT_OPTIONS];
 
 /**
  * Where the commands find the app's services. The app is booted (as a Nest application context, never with the

@@ -1,11 +1,14 @@
 import { EngineManager } from '../engines/engine.manager';
+import { resolveJudgmentOptions } from '../judgment.options';
 import { expectedDuration } from './eval.command';
 
 const engines = (limits?: object) =>
-  new EngineManager({
-    environment: 'test',
-    engines: { jev: { driver: 'mock', model: 'mock-1.0.0', limits }, laya: { driver: 'mock', model: 'mock-1.0.0' } },
-  });
+  new EngineManager(
+    resolveJudgmentOptions({
+      environment: 'test',
+      engines: { jev: { driver: 'mock', model: 'mock-1.0.0', limits }, laya: { driver: 'mock', model: 'mock-1.0.0' } },
+    }),
+  );
 
 describe('judgment eval: the expected duration at the limit', () => {
   it('counts the rounds at the connection’s bulk share of its request limit', () => {

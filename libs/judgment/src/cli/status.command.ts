@@ -2,10 +2,8 @@ import type { Command } from 'commander';
 import type { Queue } from 'bullmq';
 import { EngineManager } from '../engines/engine.manager';
 import type { LimitUsage } from '../engines/limits/connection.limiter';
-import { JUDGMENT_EXTRAS, JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
-import type { JudgmentModuleExtras } from '../judgment.module-definition';
-import type { JudgmentModuleOptions } from '../judgment.options';
-import { resolveQueueOptions } from '../queue/queue.options';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
+import type { ResolvedJudgmentOptions } from '../judgment.options';
 import type { CliContext } from './cli.context';
 import { fail, print, printJson, table } from './cli.output';
 
@@ -80,7 +78,7 @@ async function runStatus(context: CliContext, json: boolean): Promise<void> {
     await context.start();
     const report = await statusReport(
       context.get(EngineManager),
-      context.get<JudgmentModuleOptions>(JUDGMENT_MODULE_OPTIONS),
+      context.get<ResolvedJudgmentOptions>(RESOLVED_JUDGMENT_OPTIONS),
       assessQueue(context),
     );
     if (json) printJson(report);
@@ -94,7 +92,7 @@ async function runStatus(context: CliContext, json: boolean): Promise<void> {
 /** The app's assess queue when the queue is enabled and the app started; null otherwise. */
 function assessQueue(context: CliContext): Queue | null {
   try {
-    const queue = resolveQueueOptions(context.get<JudgmentModuleExtras>(JUDGMENT_EXTRAS).queue);
+    const { queue } = context.get<ResolvedJudgmentOptions>(RESOLVED_JUDGMENT_OPTIONS);
     if (!queue.enabled) return null;
     const { getQueueToken } = require('@nestjs/bullmq') as typeof import('@nestjs/bullmq');
     return context.get<Queue>(getQueueToken(queue.assessQueue));
@@ -106,7 +104,7 @@ function assessQueue(context: CliContext): Queue | null {
 /** The status of the default connection and of every configured connection, and of the assess queue. */
 export async function statusReport(
   engines: EngineManager,
-  options: JudgmentModuleOptions,
+  options: ResolvedJudgmentOptions,
   queue: Queue | null = null,
 ): Promise<StatusReport> {
   let defaultName: string | null = null;
@@ -116,7 +114,7 @@ export async function statusReport(
   } catch (error) {
     defaultProblem = (error as Error).message;
   }
-  const names = [...new Set([...(defaultName ? [defaultName] : []), ...Object.keys(options.engines ?? {})])];
+  const names = [...new Set([...(defaultName ? [defaultName] : []), ...Object.keys(options.connections)])];
   const connections = await Promise.all(names.map((name) => describeConnection(engines, name, name === defaultName)));
   const configured = connections.some((connection) => connection.default && connection.configured);
   const limits = connections.find((connection) => connection.default)?.limits ?? null;

@@ -2,12 +2,7 @@ import { EngineNotConfigured } from '../errors';
 import type { EngineConnectionOptions } from '../judgment.options';
 import { MAX_LABELS } from '../questions/classification';
 import { isLoopbackUrl } from './http/loopback';
-import { DEFAULT_MAX_RESPONSE_BYTES } from './http/request-limits';
-
-/** Seconds one attempt may take when a connection sets no `timeout`. */
-export const DEFAULT_TIMEOUT_SECONDS = 10;
-/** Retries of 429/529 answers when a connection sets no `retries`. */
-export const DEFAULT_RETRIES = 3;
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from '../judgment.defaults';
 
 /** A connection's numeric options, checked and defaulted. */
 export interface ConnectionSettings {

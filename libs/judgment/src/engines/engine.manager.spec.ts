@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { ConsoleLogger, Logger } from '@nestjs/common';
 import { JevSimulator } from 'nestjs-judgment/simulator';
 import { Provenance } from '../assessment/provenance';
-import { EngineBudgetExhausted, EngineNotConfigured, UnpinnedModel } from '../errors';
-import type { EngineConnectionOptions, JudgmentModuleOptions } from '../judgment.options';
+import { EngineBudgetExhausted, EngineNotConfigured, InvalidConfiguration, UnpinnedModel } from '../errors';
+import { type EngineConnectionOptions, type JudgmentModuleOptions, resolveJudgmentOptions } from '../judgment.options';
 import { Likelihood } from '../questions';
 import type { Engine, EngineRequest, EngineResponse } from './engine.interface';
 import { EngineManager, isPinnedModel } from './engine.manager';
@@ -30,7 +29,8 @@ class CountingEngine implements Engine {
   }
 }
 
-const manager = (options: JudgmentModuleOptions) => new EngineManager({ environment: 'test', ...options });
+const manager = (options: JudgmentModuleOptions) =>
+  new EngineManager(resolveJudgmentOptions({ environment: 'test', ...options }));
 const jevConfig = (config: EngineConnectionOptions = {}): EngineConnectionOptions => ({
   key: 'apikey_test',
   model: 'jev-1.13.0',
@@ -77,25 +77,38 @@ describe('EngineManager: connections', () => {
     manager(options).extend('local', factory).connection('custom');
     expect(factory).toHaveBeenCalledWith(options.engines.custom, {
       name: 'custom',
-      options: expect.objectContaining(options),
+      options: expect.objectContaining({ connections: options.engines }),
       shutdown: expect.any(AbortSignal),
     });
   });
 
-  it('lets a driver registered globally serve every manager, and one registered on a manager win', () => {
-    const driver = `global-test-driver-${randomUUID()}`; // the global registry outlives this test
-    EngineManager.extend(driver, () => new CountingEngine());
-    const options = { engines: { custom: { driver } } };
+  it('takes drivers from the module option drivers, and one registered on a manager wins', () => {
+    const options = { drivers: { counting: () => new CountingEngine() }, engines: { custom: { driver: 'counting' } } };
     expect(manager(options).connection('custom').model()).toBe('counting-2.0.0');
-    const local = manager(options).extend(driver, () => new MockEngine('local-1.0.0'));
+    const local = manager(options).extend('counting', () => new MockEngine('local-1.0.0'));
     expect(local.connection('custom').model()).toBe('local-1.0.0');
+    // A driver of one app's options serves no other manager: there is no registry shared between them.
+    expect(() => manager({ engines: { custom: { driver: 'counting' } } }).connection('custom')).toThrow(
+      EngineNotConfigured,
+    );
+  });
+
+  it('refuses the static EngineManager.extend(), saying to use the drivers option', () => {
+    expect(() => EngineManager.extend('keywords', () => new CountingEngine())).toThrow(InvalidConfiguration);
+    expect(() => EngineManager.extend('keywords', () => new CountingEngine())).toThrow(
+      /give it in the module option drivers/,
+    );
   });
 
   it('instantiates an Engine class driver through resolveClass, else with new', () => {
     const resolved = new CountingEngine();
     const options = { engines: { custom: { driver: CountingEngine } } };
     expect(
-      (new EngineManager(options, () => resolved).connection('custom') as unknown as { engine: Engine }).engine,
+      (
+        new EngineManager(resolveJudgmentOptions(options), () => resolved).connection('custom') as unknown as {
+          engine: Engine;
+        }
+      ).engine,
     ).toBe(resolved);
     expect(manager(options).connection('custom').model()).toBe('counting-2.0.0');
   });
@@ -261,21 +274,23 @@ describe('EngineManager: pinned models', () => {
 
   it('refuses an alias in production with UnpinnedModel, unless allowAliases', () => {
     const alias = { engines: { jev: jevConfig({ model: 'jev-latest' }) }, environment: 'production' };
-    const error = configurationError(() => new EngineManager(alias).connection());
+    const error = configurationError(() => new EngineManager(resolveJudgmentOptions(alias)).connection());
     expect(error).toBeInstanceOf(UnpinnedModel);
     expect(error.message).toContain('"jev" asks the model "jev-latest", an alias rather than an exact version');
     expect(error.message).toContain('engines.jev.allowAliases');
     const allowed = { ...alias, engines: { jev: jevConfig({ model: 'jev-latest', allowAliases: true }) } };
-    expect(new EngineManager(allowed).connection().model()).toBe('jev-latest');
+    expect(new EngineManager(resolveJudgmentOptions(allowed)).connection().model()).toBe('jev-latest');
     expect(warnings).not.toHaveBeenCalled();
   });
 
   it('takes the environment from NODE_ENV when the option is unset', () => {
     const env = jest.replaceProperty(process, 'env', { ...process.env, NODE_ENV: 'production' });
     try {
-      expect(() => new EngineManager({ engines: { jev: jevConfig({ model: 'jev-latest' }) } }).connection()).toThrow(
-        UnpinnedModel,
-      );
+      expect(() =>
+        new EngineManager(
+          resolveJudgmentOptions({ engines: { jev: jevConfig({ model: 'jev-latest' }) } }),
+        ).connection(),
+      ).toThrow(UnpinnedModel);
     } finally {
       env.restore();
     }

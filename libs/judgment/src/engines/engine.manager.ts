@@ -1,36 +1,18 @@
 import { inspect } from 'node:util';
-import { Logger, type Type } from '@nestjs/common';
-import { EngineNotConfigured, InvalidRateLimit, UnpinnedModel } from '../errors';
-import { DEFAULT_CONNECTION, DEFAULT_DRIVER } from '../judgment.defaults';
-import type { EngineConnectionOptions, JudgmentModuleOptions } from '../judgment.options';
-import { logEntry } from '../logging/judgment.logger';
-import { connectionSettings, DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './connection.settings';
+import type { Type } from '@nestjs/common';
+import { EngineNotConfigured, InvalidConfiguration, InvalidRateLimit, UnpinnedModel } from '../errors';
+import { DEFAULT_DRIVER } from '../judgment.defaults';
+import type { EngineConnectionOptions, EngineFactory, ResolvedJudgmentOptions } from '../judgment.options';
+import { JudgmentLogger } from '../logging/judgment.logger';
+import { BUILT_IN_DRIVERS } from './built-in.drivers';
+import { type ConnectionSettings, connectionSettings } from './connection.settings';
 import type { Engine } from './engine.interface';
-import { DEFAULT_JEV_URL, JevEngine } from './jev/jev.engine';
-import {
-  type ResolvedLimiter,
-  type ResolvedLimits,
-  connectionLimits,
-  resolveLimiter,
-} from './limits/connection-limits';
+import { type LimitSharing, type ResolvedLimits, connectionLimits } from './limits/connection-limits';
 import { ConnectionLimiter } from './limits/connection.limiter';
 import { RateLimitedEngine } from './limits/rate-limited.engine';
-import { DEFAULT_OPENAI_URL, OpenAiEngine } from './openai/openai.engine';
 import { MeteredEngine, UsageMeter } from './metering';
-import { MockEngine } from './mock/mock.engine';
 
-/** What a driver factory is given besides the connection's options. */
-export interface EngineFactoryContext {
-  /** The connection name. */
-  readonly name: string;
-  /** The module options. */
-  readonly options: JudgmentModuleOptions;
-  /** Aborts when the app shuts down: a driver cancels its retry waits and sends nothing more. */
-  readonly shutdown: AbortSignal;
-}
-
-/** Builds a connection's Engine from its options (`engines.<name>`). */
-export type EngineFactory = (config: EngineConnectionOptions, context: EngineFactoryContext) => Engine;
+export type { EngineFactory, EngineFactoryContext } from '../judgment.options';
 
 /** A connection's status for the `status` command: configuration only, never the key, no network. */
 export interface EngineConnectionStatus {
@@ -59,23 +41,6 @@ export interface EngineConnectionStatus {
   readonly problem: string | null;
 }
 
-const BUILT_IN_DRIVERS: Readonly<Record<string, EngineFactory>> = {
-  jev: (config, { name, shutdown }) => JevEngine.connect(name, config, undefined, shutdown),
-  openai: (config, { name, shutdown }) => OpenAiEngine.connect(name, config, undefined, shutdown),
-  mock: (config) => new MockEngine(typeof config.model === 'string' && config.model !== '' ? config.model : undefined),
-};
-
-/** Drivers registered for every manager with the static `EngineManager.extend()`. */
-const globalDrivers = new Map<string, EngineFactory>();
-
-/** Where the connections' limits are counted, given by the module: a Redis client, and whether the queue is on. */
-export interface LimitSharing {
-  /** The ioredis client the module found (limiter.redis, else the queue's Redis); null for none. */
-  readonly redis: object | null;
-  /** The queue is enabled: limits then must be shared through Redis. */
-  readonly queueEnabled: boolean;
-}
-
 /**
  * Whether a model is an exact version: it ends in three dot-separated numbers (`jev-1.13.0`, not `jev-latest`) or in
  * a snapshot date (`gpt-4o-2024-08-06`, not `gpt-4o`).
@@ -86,30 +51,29 @@ export function isPinnedModel(model: string): boolean {
 
 /**
  * Builds and caches the Engine of each configured connection, checking its configuration, and meters every
- * connection's token usage against its budget.
+ * connection's token usage against its budget. It reads the resolved module options and keeps no defaults of its own.
  */
 export class EngineManager {
   private readonly drivers = new Map<string, EngineFactory>();
   private readonly engines = new Map<string, MeteredEngine>();
   private readonly meter = new UsageMeter();
   private readonly limiters = new Map<string, ConnectionLimiter>();
-  private readonly logger = new Logger('Judgment');
   private readonly closing = new AbortController();
 
   constructor(
-    private readonly options: JudgmentModuleOptions,
+    private readonly options: ResolvedJudgmentOptions,
     /** Instantiates Engine-class drivers (the module resolves them through DI); default `new`. */
     private readonly resolveClass: (engineClass: Type<Engine>) => Engine = (engineClass) => new engineClass(),
-    private readonly sharing: LimitSharing = { redis: null, queueEnabled: false },
-  ) {}
+    /** The Redis client the queue provides for the limits when `limiter.redis` is not given; null for none. */
+    private readonly queueRedis: object | null = null,
+    private readonly logger: JudgmentLogger = new JudgmentLogger(options),
+  ) {
+    for (const [driver, factory] of Object.entries(options.drivers)) this.drivers.set(driver, factory);
+  }
 
   /** What the manager shows when logged or serialised: its connections' names, never their options (keys). */
-  toJSON(): { defaultConnection: string | null; connections: string[] } {
-    const { engine, engines } = this.options;
-    return {
-      defaultConnection: engine === undefined ? DEFAULT_CONNECTION : engine,
-      connections: Object.keys(engines ?? {}),
-    };
+  toJSON(): { defaultConnection: string; connections: string[] } {
+    return { defaultConnection: this.options.defaultConnection, connections: Object.keys(this.options.connections) };
   }
 
   [inspect.custom](): string {
@@ -129,27 +93,26 @@ export class EngineManager {
     this.shutdown();
   }
 
-  /** Registers a driver for every EngineManager (e.g. before the module starts). */
-  static extend(driver: string, factory: EngineFactory): void {
-    globalDrivers.set(driver, factory);
+  /**
+   * Gone: drivers are no longer registered for every manager at once. Give them in the module option `drivers`, or
+   * register one on the app's manager with the instance method `extend()`. Throws InvalidConfiguration saying so.
+   */
+  static extend(driver: string, _factory: EngineFactory): never {
+    throw new InvalidConfiguration(
+      `EngineManager.extend('${driver}', ...) no longer registers a driver for every manager: give it in the module ` +
+        `option drivers instead: JudgmentModule.forRoot({ drivers: { ${JSON.stringify(driver)}: factory }, ... }).`,
+    );
   }
 
-  /** Registers a driver for this manager; it wins over global and built-in drivers of the same name. */
+  /** Registers a driver for this manager; it wins over the `drivers` option and the built-in drivers of that name. */
   extend(driver: string, factory: EngineFactory): this {
     this.drivers.set(driver, factory);
     return this;
   }
 
-  /** The default connection's name: options.engine, else `jev`. */
+  /** The default connection's name: the `engine` option, else `jev`. */
   defaultConnectionName(): string {
-    const name = this.options.engine === undefined ? DEFAULT_CONNECTION : this.options.engine;
-    if (typeof name !== 'string' || name.trim() === '') {
-      throw new EngineNotConfigured(
-        'No default Engine connection is set. Set the engine option (JUDGMENT_ENGINE) to one of the connections ' +
-          `in engines (${this.connectionNames()}).`,
-      );
-    }
-    return name;
+    return this.options.defaultConnection;
   }
 
   /** A connection's Engine (default connection when unnamed), built and checked on first use, then cached. */
@@ -201,24 +164,21 @@ export class EngineManager {
       problem = error.message;
     }
     const driver = config.driver ?? DEFAULT_DRIVER;
+    const builtIn =
+      typeof driver === 'string' && Object.hasOwn(BUILT_IN_DRIVERS, driver) ? BUILT_IN_DRIVERS[driver] : null;
     const limiter = this.limiters.get(name) ?? null;
+    const settings = readableSettings(name, config);
     return {
       connection: name,
       driver: typeof driver === 'string' ? driver : driver.name,
-      url: config.url
-        ? String(config.url).replace(/\/+$/, '')
-        : driver === 'jev'
-          ? DEFAULT_JEV_URL
-          : driver === 'openai'
-            ? DEFAULT_OPENAI_URL
-            : null,
+      url: config.url ? String(config.url).replace(/\/+$/, '') : (builtIn?.url ?? null),
       model,
       pinned: model !== null && isPinnedModel(model),
       keyPresent: typeof config.key === 'string' && config.key !== '',
-      timeout: config.timeout ?? DEFAULT_TIMEOUT_SECONDS,
-      retries: config.retries ?? DEFAULT_RETRIES,
-      maxLabels: config.maxLabels ?? null,
-      budget: config.budget ?? null,
+      timeout: settings.timeout,
+      retries: settings.retries,
+      maxLabels: settings.maxLabels,
+      budget: settings.budget,
       limits: limiter?.limits ?? null,
       limitStore: limiter?.store ?? null,
       used: this.usage(name),
@@ -240,31 +200,29 @@ export class EngineManager {
     return new MeteredEngine(name, new RateLimitedEngine(engine, limiter), budget, this.meter);
   }
 
-  /** The limiter options of a connection with limits; the queue needs Redis to share them. */
-  private limitSharing(name: string): ResolvedLimiter {
+  /** Where a connection with limits counts them: `limiter.redis`, else the queue's Redis; the queue needs one. */
+  private limitSharing(name: string): LimitSharing {
     const given = this.options.limiter;
-    const limiter = resolveLimiter({ ...given, redis: given?.redis === undefined ? this.sharing.redis : given.redis });
-    if (limiter.redis === null && this.sharing.queueEnabled) {
+    const redis = given.redis === undefined ? this.queueRedis : given.redis;
+    if (redis === null && this.options.queue.enabled) {
       throw new InvalidRateLimit(
         `engines.${name}.limits is set and the queue is enabled, but no Redis is given to share the limits between ` +
           'processes (limiter.redis is null). Set limiter.redis to an ioredis client, or leave it unset to use the ' +
           "queue's Redis.",
       );
     }
-    if (limiter.redis === null) {
-      this.logger.warn(
-        logEntry(
-          'The Engine connection has limits but no Redis to share them: they are counted in this process only, so ' +
-            'N processes may send N times the limit. Set limiter.redis to share them.',
-          { connection: name },
-        ),
+    if (redis === null) {
+      this.logger.configurationWarning(
+        'The Engine connection has limits but no Redis to share them: they are counted in this process only, so ' +
+          'N processes may send N times the limit. Set limiter.redis to share them.',
+        { connection: name },
       );
     }
-    return limiter;
+    return { ...given, redis };
   }
 
   private config(name: string): EngineConnectionOptions {
-    const config = Object.hasOwn(this.options.engines ?? {}, name) ? this.options.engines?.[name] : undefined;
+    const config = Object.hasOwn(this.options.connections, name) ? this.options.connections[name] : undefined;
     if (config === null || typeof config !== 'object') {
       throw new EngineNotConfigured(
         `The Engine connection "${name}" is not configured: engines has no "${name}" entry (configured: ` +
@@ -282,15 +240,14 @@ export class EngineManager {
     const factory =
       typeof driver === 'string'
         ? (this.drivers.get(driver) ??
-          globalDrivers.get(driver) ??
-          (Object.hasOwn(BUILT_IN_DRIVERS, driver) ? BUILT_IN_DRIVERS[driver] : undefined))
+          (Object.hasOwn(BUILT_IN_DRIVERS, driver) ? BUILT_IN_DRIVERS[driver].factory : undefined))
         : undefined;
     if (!factory) {
       const named = typeof driver === 'function' ? `class ${driver.name}` : JSON.stringify(driver);
       throw new EngineNotConfigured(
         `The Engine connection "${name}" names the driver ${named}, which is neither a built-in driver (jev, openai, mock), ` +
-          'a driver registered with EngineManager.extend(), nor a class implementing Engine. Fix ' +
-          `engines.${name}.driver, or register the driver before the connection is first used.`,
+          'a driver of the module option drivers (or of EngineManager.extend()), nor a class implementing Engine. ' +
+          `Fix engines.${name}.driver, or add the driver to the drivers option.`,
       );
     }
     return factory;
@@ -299,24 +256,34 @@ export class EngineManager {
   /** An alias model may move beneath calibrated thresholds: refused in production, warned about elsewhere. */
   private checkPinned(connection: string, model: string, allowAliases: boolean): void {
     if (isPinnedModel(model) || allowAliases) return;
-    const environment = this.options.environment ?? process.env.NODE_ENV;
-    if (environment === 'production') {
+    if (this.options.environment === 'production') {
       throw new UnpinnedModel(
         `The Engine connection "${connection}" asks the model "${model}", an alias rather than an exact version, in ` +
           'production: the model behind it can change beneath calibrated thresholds. Pin an exact version such as ' +
           `"jev-1.13.0" in engines.${connection}.model, or set engines.${connection}.allowAliases to accept the alias.`,
       );
     }
-    // Written even when `log` is false: it warns about configuration, like an error would.
-    this.logger.warn(
-      logEntry('The Engine model is an alias, not an exact version: pin one before calibrating thresholds.', {
-        connection,
-        model,
-      }),
+    this.logger.configurationWarning(
+      'The Engine model is an alias, not an exact version: pin one before calibrating thresholds.',
+      { connection, model },
     );
   }
 
   private connectionNames(): string {
-    return Object.keys(this.options.engines ?? {}).join(', ') || 'none';
+    return Object.keys(this.options.connections).join(', ') || 'none';
   }
+}
+
+/** A connection's settings for `describe()`: each one that can be read, the default for one that cannot. */
+function readableSettings(name: string, config: EngineConnectionOptions): ConnectionSettings {
+  const readable: EngineConnectionOptions = {};
+  for (const option of ['timeout', 'retries', 'maxLabels', 'budget', 'maxResponseBytes'] as const) {
+    try {
+      connectionSettings(name, { [option]: config[option] });
+      readable[option] = config[option] as never;
+    } catch {
+      // Left at its default: `problem` says what is wrong with it.
+    }
+  }
+  return connectionSettings(name, readable);
 }

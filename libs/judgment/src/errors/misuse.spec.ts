@@ -1,4 +1,3 @@
-import { ModuleRef } from '@nestjs/core';
 import { checkClassName } from '../cli/generators';
 import { Evidence } from '../definition/evidence';
 import { Judgment } from '../definition/judgment.decorator';
@@ -6,7 +5,6 @@ import { JudgmentRegistry } from '../registry/judgment.registry';
 import { Assessment } from '../assessment/assessment';
 import { COMPUTE_ONLY } from '../decision/apply-decision';
 import { fingerprint } from '../fingerprint/fingerprint';
-import { ResolutionPolicyHost } from '../review/resolution-policy';
 import { resolveJudgmentOptions } from '../judgment.options';
 import { fakeAssessment } from '../testing/fake-assessment';
 import { runScript } from '../testing/scripts';
@@ -76,8 +74,7 @@ describe('every misuse our own checks detect throws a JudgmentError subclass', (
 
   it('a resolutionPolicy that is not a policy class throws InvalidConfiguration at startup', async () => {
     class NotAPolicy {}
-    const host = new ResolutionPolicyHost(resolveJudgmentOptions({ resolutionPolicy: NotAPolicy }), {} as ModuleRef);
-    await misuse(() => host.onModuleInit(), InvalidConfiguration);
+    await misuse(() => resolveJudgmentOptions({ resolutionPolicy: NotAPolicy }), InvalidConfiguration);
   });
 
   it('encoded answers that do not fit the declared Questions throw UnrebuildableAssessment', async () => {

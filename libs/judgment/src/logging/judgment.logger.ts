@@ -28,6 +28,11 @@ export class JudgmentLogger {
   warn(message: string, context: LogContext): void {
     if (this.enabled && Logger.isLevelEnabled('warn')) this.logger.warn(logEntry(message, context));
   }
+
+  /** A warning about the app's configuration or declarations: written even when `log` is false, as an error would be. */
+  configurationWarning(message: string, context: LogContext): void {
+    this.logger.warn(logEntry(message, context));
+  }
 }
 
 /** An error as a log context value: its class and message, never its cause chain or request config. */

@@ -9,9 +9,8 @@ import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
 import type { UnresolvedEvidencePath } from '../definition/evidence-paths';
 import type { Judgment } from '../definition/judgment.decorator';
-import { JUDGMENT_DATA_SOURCE, JUDGMENT_EXTRAS, RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
+import { JUDGMENT_DATA_SOURCE, RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import { InvalidConfiguration } from '../errors';
-import type { JudgmentModuleExtras } from '../judgment.module-definition';
 import type { ResolvedJudgmentOptions, ResolvedPersistence } from '../judgment.options';
 import { AssessmentRecord } from './assessment-record.entity';
 import { AWAITING_REVIEW } from './record-indexes';
@@ -66,13 +65,14 @@ const INSERT_STATEMENTS = new WeakMap<EntityMetadata, InsertStatement>();
 @Injectable()
 export class RecordWriter {
   readonly persistence: ResolvedPersistence;
+  private readonly dataSourceName: string | false | undefined;
 
   constructor(
     @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
-    @Inject(JUDGMENT_EXTRAS) private readonly extras: JudgmentModuleExtras,
     @Inject(JUDGMENT_DATA_SOURCE) private readonly source: DataSource | null,
   ) {
     this.persistence = options.persistence;
+    this.dataSourceName = options.dataSource;
   }
 
   /** The app's DataSource (null when the app registered none for this module). */
@@ -98,7 +98,7 @@ export class RecordWriter {
     }
     if (!dataSource.hasMetadata(AssessmentRecord)) {
       throw new InvalidConfiguration(
-        `The TypeORM DataSource${this.extras.dataSource ? ` "${this.extras.dataSource}"` : ''} does not know the ` +
+        `The TypeORM DataSource${this.dataSourceName ? ` "${this.dataSourceName}"` : ''} does not know the ` +
           'AssessmentRecord entity: set autoLoadEntities: true, or add ...judgmentEntities to its entities (and ' +
           'judgmentMigrations to its migrations).',
       );

@@ -24,7 +24,7 @@ import type { ReviewDeadlines } from '../review/review-deadlines.service';
 import { SpanKind, contextFromCarrier, inSpan, traceCarrier } from '../telemetry/judgment.tracing';
 import type { AssessRun, AssessStep, JudgmentJobs } from './judgment.jobs';
 import { isOutage, outageWait } from './outage';
-import type { ResolvedQueueOptions } from './queue.options';
+import type { ResolvedQueueOptions } from '../judgment.options';
 import {
   type AssessCheckpoint,
   type AnsweredColumns,

@@ -1,4 +1,5 @@
 import { EngineFailed } from '../errors';
+import type { OutagePolicy } from '../judgment.options';
 
 /** Network errors of a database or Redis connection that come back by themselves once the server does. */
 const NETWORK_CODES: ReadonlySet<string> = new Set([
@@ -41,13 +42,6 @@ export function isOutage(error: unknown): boolean {
     current = typeof driverError === 'object' && driverError !== null ? driverError : cause;
   }
   return false;
-}
-
-/** How the queue rides out an outage: retried with growing waits for `retryFor` ms since it began, then failed. */
-export interface OutagePolicy {
-  readonly retryFor: number;
-  readonly delay: number;
-  readonly maxDelay: number;
 }
 
 /** Milliseconds to wait before outage retry number `retry` (from 1): `delay` doubling, capped at `maxDelay`. */

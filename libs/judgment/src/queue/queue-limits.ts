@@ -3,7 +3,7 @@ import type { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import type { EngineManager } from '../engines/engine.manager';
 import { queueWindowMs } from '../engines/limits/connection-limits';
-import type { JudgmentModuleOptions } from '../judgment.options';
+import type { ResolvedJudgmentOptions } from '../judgment.options';
 
 /**
  * The Redis connection the connections' limits are counted on when the queue is enabled and `limiter.redis` is not
@@ -12,9 +12,9 @@ import type { JudgmentModuleOptions } from '../judgment.options';
 export class QueueLimitRedis implements OnApplicationShutdown {
   private constructor(readonly client: IORedis) {}
 
-  static for(options: JudgmentModuleOptions, assessQueue: Queue): QueueLimitRedis | undefined {
-    const limited = Object.values(options.engines ?? {}).some((config) => config?.limits);
-    if (!limited || options.limiter?.redis !== undefined) return undefined;
+  static for(options: ResolvedJudgmentOptions, assessQueue: Queue): QueueLimitRedis | undefined {
+    const limited = Object.values(options.connections).some((config) => config?.limits);
+    if (!limited || options.limiter.redis !== undefined) return undefined;
     const connection = assessQueue.opts.connection as unknown;
     if (connection instanceof IORedis) return new QueueLimitRedis(connection.duplicate());
     // Commands fail after one retry while Redis is down, so the limiter's in-memory stand-in answers instead.

@@ -4,8 +4,8 @@ import { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
 import type { Queue } from 'bullmq';
 import { EngineManager } from '../engines/engine.manager';
 import { Judge } from '../judge/judge.service';
-import { JUDGMENT_LIMIT_REDIS, JUDGMENT_MODULE_OPTIONS } from '../judgment.constants';
-import type { JudgmentModuleOptions } from '../judgment.options';
+import { JUDGMENT_LIMIT_REDIS, RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
+import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { JUDGMENT_DISPATCH } from '../judge/judge.types';
 import { JudgmentLogger } from '../logging/judgment.logger';
 import { JudgmentJobs } from './judgment.jobs';
@@ -13,7 +13,7 @@ import { REVIEW_DEADLINE_SCHEDULER } from '../recording/review-deadline.schedule
 import { ReviewDeadlines } from '../review/review-deadlines.service';
 import { AssessProcessor, DecideProcessor, ReviewExpiryProcessor, type WorkerStart } from './judgment.processors';
 import { JUDGMENT_WORKERS_DISABLED } from './queue.constants';
-import type { ResolvedQueueOptions } from './queue.options';
+import type { ResolvedQueueOptions } from '../judgment.options';
 import { AssessQueueLimit, QueueLimitRedis } from './queue-limits';
 import { QueuedDispatch } from './queued.dispatcher';
 import { QueuedReviewDeadlines } from './review-deadline.jobs';
@@ -34,8 +34,8 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
     },
     {
       provide: JUDGMENT_LIMIT_REDIS,
-      useFactory: (moduleOptions: JudgmentModuleOptions, queue: Queue) => QueueLimitRedis.for(moduleOptions, queue),
-      inject: [JUDGMENT_MODULE_OPTIONS, getQueueToken(assessQueue)],
+      useFactory: (resolved: ResolvedJudgmentOptions, queue: Queue) => QueueLimitRedis.for(resolved, queue),
+      inject: [RESOLVED_JUDGMENT_OPTIONS, getQueueToken(assessQueue)],
     },
     {
       provide: AssessQueueLimit,

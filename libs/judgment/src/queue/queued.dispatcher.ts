@@ -5,7 +5,7 @@ import type { Judgment } from '../definition/judgment.decorator';
 import type { DispatchOptions, DispatchStrategy } from '../judge/judge.types';
 import { SpanKind, inSpan, traceCarrier } from '../telemetry/judgment.tracing';
 import type { JudgmentJobs } from './judgment.jobs';
-import type { ResolvedQueueOptions } from './queue.options';
+import type { ResolvedQueueOptions } from '../judgment.options';
 import { type AssessJobData, KEEP_JOBS, assessJobId, messagingAttributes } from './queue.jobs-data';
 
 /**

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { ReviewDeadlineScheduler } from '../recording/review-deadline.scheduler';
-import type { ResolvedQueueOptions } from './queue.options';
+import type { ResolvedQueueOptions } from '../judgment.options';
 import { type ExpireJobData, KEEP_JOBS, expireJobId } from './queue.jobs-data';
 
 /**

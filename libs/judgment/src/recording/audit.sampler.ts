@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DecisionMetadata } from '../decision/decision.decorator';
-import { InvalidConfiguration } from '../errors';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
 
@@ -18,20 +17,7 @@ export class AuditSampler {
   private random: UniformSource = Math.random;
 
   constructor(@Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions) {
-    const rates = options.auditRates;
-    if (rates === null || typeof rates !== 'object' || Array.isArray(rates)) {
-      throw new InvalidConfiguration(
-        'The module option calibration.audit must be an object of shares by Decision name, e.g. { RefundDecision: 0.02 }.',
-      );
-    }
-    for (const [decision, rate] of Object.entries(rates)) {
-      if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1)) {
-        throw new InvalidConfiguration(
-          `The module option calibration.audit.${decision} must be a share in [0, 1]; got ${JSON.stringify(rate)}.`,
-        );
-      }
-    }
-    this.rates = rates as Record<string, number>;
+    this.rates = options.calibration.audit;
   }
 
   /** The audit rate of a Decision. */

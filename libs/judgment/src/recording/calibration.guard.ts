@@ -4,7 +4,7 @@ import type { Assessment } from '../assessment/assessment';
 import { type Decision, type DecisionMetadata, decisionMetadata } from '../decision/decision.decorator';
 import { decisionThresholds } from '../decision/thresholds';
 import { judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
-import { InvalidCalibrationLock, InvalidConfiguration } from '../errors';
+import { InvalidCalibrationLock } from '../errors';
 import { CalibrationDrifted, type DecisionIdentity } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
@@ -14,8 +14,6 @@ import { JudgmentLogger } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { JudgmentRegistry } from '../registry/judgment.registry';
-
-const POLICIES: readonly DriftPolicy[] = ['review', 'warn', 'off'];
 
 /** A decision's identity the lock does not vouch for, and what the guard does about it. */
 export interface Drift {
@@ -51,21 +49,11 @@ export class CalibrationGuard {
     private readonly events: JudgmentEventsPublisher,
     private readonly logger: JudgmentLogger,
   ) {
-    const { calibrationLock: path, onDrift } = options;
-    if (!POLICIES.includes(onDrift as DriftPolicy)) {
-      throw new InvalidConfiguration(
-        `The module option calibration.onDrift must be 'review', 'warn' or 'off'; got ${JSON.stringify(onDrift)}.`,
-      );
-    }
-    if (path !== null && (typeof path !== 'string' || path.trim() === '')) {
-      throw new InvalidConfiguration(
-        `The module option calibration.lock must be the path of a calibration lock file; got ${JSON.stringify(path)}.`,
-      );
-    }
-    this.policy = onDrift as DriftPolicy;
+    const { lock: path, onDrift } = options.calibration;
+    this.policy = onDrift;
     // A lock not written yet vouches for nothing (every Decision is listed, and drifts), so that the first
     // `judgment eval --lock` can boot the app that writes it.
-    this.lock = path === null || this.policy === 'off' ? null : CalibrationLock.readOrEmpty(resolve(path as string));
+    this.lock = path === null || this.policy === 'off' ? null : CalibrationLock.readOrEmpty(resolve(path));
   }
 
   /** The lock decisions are checked against, or null. */

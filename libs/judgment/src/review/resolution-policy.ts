@@ -1,6 +1,5 @@
 import { Inject, Injectable, type OnModuleInit, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { InvalidConfiguration } from '../errors';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
@@ -35,14 +34,8 @@ export class ResolutionPolicyHost implements OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const cls = this.options.given.resolutionPolicy as Type<ResolutionPolicy> | undefined;
+    const cls = this.options.resolutionPolicy as Type<ResolutionPolicy> | null;
     if (!cls) return;
-    if (typeof cls !== 'function' || typeof cls.prototype?.canResolve !== 'function') {
-      throw new InvalidConfiguration(
-        'JudgmentModule option resolutionPolicy must be a class implementing ResolutionPolicy ' +
-          '(a canResolve(reviewer, record) method).',
-      );
-    }
     try {
       this.resolved = this.moduleRef.get(cls, { strict: false });
     } catch {

@@ -1,12 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { decisionMetadata } from '../decision/decision.decorator';
-import { parseDuration } from '../decision/duration';
 import type { Outcome } from '../definition/outcome';
-import { InvalidConfiguration, UnknownDecision } from '../errors';
+import { UnknownDecision } from '../errors';
 import { ReviewExpired, ReviewResolved } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
-import { JUDGMENT_EXTRAS, RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
-import type { JudgmentModuleExtras } from '../judgment.module-definition';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
@@ -19,8 +17,6 @@ export const DEADLINE_REVIEWER = Object.freeze({
   id: DEADLINE_RESOLVER.resolverId,
 });
 
-/** The sweep's default interval with the queue off. */
-const DEFAULT_SWEEP_INTERVAL = 60_000;
 /** How many due records one sweep reads at a time. */
 export const SWEEP_BATCH = 500;
 
@@ -41,11 +37,10 @@ export class ReviewDeadlines implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly events: JudgmentEventsPublisher,
     private readonly logger: JudgmentLogger,
     @Inject(RESOLVED_JUDGMENT_OPTIONS) private readonly options: ResolvedJudgmentOptions,
-    @Inject(JUDGMENT_EXTRAS) private readonly extras: JudgmentModuleExtras,
   ) {}
 
   onApplicationBootstrap(): void {
-    const interval = this.sweepInterval();
+    const interval = this.options.reviewSweepInterval;
     if (interval === null || !this.rows.persistence.enabled || !this.anyDeadline()) return;
     this.timer = setInterval(() => void this.sweep(), interval);
     this.timer.unref();
@@ -140,22 +135,4 @@ export class ReviewDeadlines implements OnApplicationBootstrap, OnModuleDestroy 
   private anyDeadline(): boolean {
     return this.registry.decisions().some((cls) => decisionMetadata(cls).reviewDeadline !== null);
   }
-
-  private sweepInterval(): number | null {
-    return sweepInterval(this.options.given.review?.sweepInterval, this.extras.queue?.enabled === true);
-  }
-}
-
-/**
- * The sweep interval in milliseconds, or null for no sweep: the option as given (1 second to 24 hours, or false),
- * else every minute with the queue off and never with it on. InvalidConfiguration for an unusable value.
- */
-export function sweepInterval(given: string | number | false | undefined, queueEnabled: boolean): number | null {
-  if (given === false) return null;
-  if (given === undefined) return queueEnabled ? null : DEFAULT_SWEEP_INTERVAL;
-  const parsed = parseDuration(given, { min: 1000, max: 24 * 3600 * 1000, text: '1 second to 24 hours' });
-  if ('problem' in parsed) {
-    throw new InvalidConfiguration(`JudgmentModule option review.sweepInterval is unusable: ${parsed.problem}.`);
-  }
-  return parsed.ms;
 }

@@ -1,8 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
-/** The largest response body a driver reads when a connection sets no `maxResponseBytes`: 4 MiB. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
-
 /** How a driver waits before a retry: resolves after `milliseconds`, rejects at once when `signal` aborts. */
 export type Sleep = (milliseconds: number, signal?: AbortSignal) => Promise<unknown>;
 

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { inspect } from 'node:util';
 import { JevSimulator, type Fault } from 'nestjs-judgment/simulator';
 import { Classification, Likelihood, type Question } from '../../questions';
-import type { EngineConnectionOptions } from '../../judgment.options';
+import { type EngineConnectionOptions, resolveJudgmentOptions } from '../../judgment.options';
 import type { EngineRequest } from '../engine.interface';
 import { EngineManager } from '../engine.manager';
 import { JudgmentError } from '../../errors/judgment.error';
@@ -48,11 +48,13 @@ function exposed(error: unknown): string {
 }
 
 function connection(options: EngineConnectionOptions): EngineManager {
-  return new EngineManager({
-    engine: 'jev',
-    environment: 'development',
-    engines: { jev: { key: SECRET, url, model: 'jev-latest', retries: 0, timeout: 0.3, ...options } },
-  });
+  return new EngineManager(
+    resolveJudgmentOptions({
+      engine: 'jev',
+      environment: 'development',
+      engines: { jev: { key: SECRET, url, model: 'jev-latest', retries: 0, timeout: 0.3, ...options } },
+    }),
+  );
 }
 
 const faults: Array<[string, Fault | null, EngineConnectionOptions, string]> = [
@@ -102,13 +104,17 @@ describe('the API key never leaves the driver', () => {
   );
 
   it('is absent from the Provenance of an answer', async () => {
-    const manager = new EngineManager({ engines: { jev: { key: SECRET, url, model: 'jev-1.13.0' } } });
+    const manager = new EngineManager(
+      resolveJudgmentOptions({ engines: { jev: { key: SECRET, url, model: 'jev-1.13.0' } } }),
+    );
     const { provenance } = await manager.connection().answer(ask);
     expect(inspect(provenance, { depth: null })).not.toContain(SECRET);
   });
 
   it('is absent from the connection itself when it is logged or serialised, yet sent as the Bearer token', async () => {
-    const manager = new EngineManager({ engines: { jev: { key: SECRET, url, model: 'jev-1.13.0' } } });
+    const manager = new EngineManager(
+      resolveJudgmentOptions({ engines: { jev: { key: SECRET, url, model: 'jev-1.13.0' } } }),
+    );
     const engine = manager.connection();
     expect(inspect(engine, { depth: null, showHidden: true })).not.toContain(SECRET);
     expect(JSON.stringify(engine)).not.toContain(SECRET);

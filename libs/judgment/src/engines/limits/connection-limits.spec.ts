@@ -1,6 +1,7 @@
 import { InvalidRateLimit } from '../../errors';
 import { judgmentOptionsFromEnv } from '../../judgment.env';
-import { connectionLimits, perMinuteFromEnv, resolveLimiter } from './connection-limits';
+import { resolveLimiter } from '../../judgment.options';
+import { connectionLimits, perMinuteFromEnv } from './connection-limits';
 
 const refusal = (work: () => unknown): string => {
   try {
@@ -66,7 +67,7 @@ describe('connection limits', () => {
 
   it('limiter options are checked: maxWait, bulkShare, an ioredis client', () => {
     expect(resolveLimiter(undefined)).toEqual({
-      redis: null,
+      redis: undefined, // not given: the queue's Redis when the queue is on, else this process alone
       maxWaitMs: 10_000,
       prefix: 'judgment:limits',
       bulkShare: 0.5,

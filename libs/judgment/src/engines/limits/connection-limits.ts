@@ -1,14 +1,6 @@
 import { InvalidRateLimit } from '../../errors';
-import type { ConnectionLimits, EngineConnectionOptions, LimiterOptions } from '../../judgment.options';
-
-/** Seconds per counting window when a connection's limits set none. */
-export const DEFAULT_LIMIT_WINDOW_SECONDS = 60;
-/** Seconds an inline call waits for a slot when `limiter.maxWait` is not set. */
-export const DEFAULT_LIMIT_MAX_WAIT_SECONDS = 10;
-/** Share of each window bulk work may use when `limiter.bulkShare` is not set. */
-export const DEFAULT_BULK_SHARE = 0.5;
-/** Redis key prefix of the counters when `limiter.prefix` is not set. */
-export const DEFAULT_LIMIT_PREFIX = 'judgment:limits';
+import { DEFAULT_LIMIT_WINDOW_SECONDS } from '../../judgment.defaults';
+import type { ConnectionLimits, EngineConnectionOptions, ResolvedLimiter } from '../../judgment.options';
 
 /** A connection's limits, checked: what each window of `windowSeconds` allows (null: no such limit). */
 export interface ResolvedLimits {
@@ -31,13 +23,9 @@ export function queueWindowMs(limits: ResolvedLimits): number {
   return windowMs + Math.max(200, Math.round(windowMs * 0.02));
 }
 
-/** The limiter options, checked and defaulted. */
-export interface ResolvedLimiter {
+/** The resolved `limiter` options, with the Redis client the limits are counted on (null: this process only). */
+export interface LimitSharing extends Omit<ResolvedLimiter, 'redis'> {
   readonly redis: object | null;
-  /** Milliseconds an inline call waits for a slot. */
-  readonly maxWaitMs: number;
-  readonly prefix: string;
-  readonly bulkShare: number;
 }
 
 /**
@@ -82,30 +70,6 @@ export function connectionLimits(name: string, config: EngineConnectionOptions):
     requestsPerWindow: perWindow(requestsPerMinute, 'requestsPerMinute'),
     tokensPerWindow: perWindow(tokensPerMinute, 'tokensPerMinute'),
   };
-}
-
-/** Reads the module's `limiter` option; InvalidRateLimit names the option that is wrong. */
-export function resolveLimiter(options: LimiterOptions | undefined): ResolvedLimiter {
-  const given = options ?? {};
-  const maxWait = given.maxWait ?? DEFAULT_LIMIT_MAX_WAIT_SECONDS;
-  if (typeof maxWait !== 'number' || !Number.isFinite(maxWait) || maxWait < 0) {
-    throw new InvalidRateLimit(`limiter.maxWait must be a number of seconds of 0 or more; got ${String(maxWait)}.`);
-  }
-  const bulkShare = given.bulkShare ?? DEFAULT_BULK_SHARE;
-  if (typeof bulkShare !== 'number' || !(bulkShare > 0 && bulkShare <= 1)) {
-    throw new InvalidRateLimit(`limiter.bulkShare must be a number above 0 and at most 1; got ${String(bulkShare)}.`);
-  }
-  const prefix = given.prefix ?? DEFAULT_LIMIT_PREFIX;
-  if (typeof prefix !== 'string' || prefix === '') {
-    throw new InvalidRateLimit(`limiter.prefix must be a non-empty string; got ${JSON.stringify(prefix)}.`);
-  }
-  const redis = given.redis ?? null;
-  if (redis !== null && typeof (redis as { eval?: unknown }).eval !== 'function') {
-    throw new InvalidRateLimit(
-      'limiter.redis must be an ioredis client (new Redis(...)), or null to count per process.',
-    );
-  }
-  return { redis, maxWaitMs: Math.round(maxWait * 1000), prefix, bulkShare };
 }
 
 function positiveInteger(limits: ConnectionLimits, key: keyof ConnectionLimits, option: string): number | null {

@@ -1,12 +1,13 @@
 import { EngineRateLimitDeferred, EngineRateLimited } from '../../errors';
-import { connectionLimits, resolveLimiter } from './connection-limits';
+import { resolveLimiter } from '../../judgment.options';
+import { connectionLimits } from './connection-limits';
 import { ConnectionLimiter } from './connection.limiter';
 
 const LIVE = { defer: false, lane: 'live' } as const;
 
 function limiter(limits: object, options: { maxWait?: number; bulkShare?: number } = {}) {
   const resolved = connectionLimits('jev', { limits })!;
-  return new ConnectionLimiter('jev', resolved, resolveLimiter(options), 'process');
+  return new ConnectionLimiter('jev', resolved, { ...resolveLimiter(options), redis: null }, 'process');
 }
 
 describe('ConnectionLimiter (per process)', () => {

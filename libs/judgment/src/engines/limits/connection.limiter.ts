@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { EngineRateLimitDeferred, EngineRateLimited } from '../../errors';
-import type { ResolvedLimiter, ResolvedLimits } from './connection-limits';
+import type { LimitSharing, ResolvedLimits } from './connection-limits';
 import type { LimitMode } from './limit-context';
 
 /** Where a connection's counters live: Redis (shared by every process) or this process's memory. */
@@ -45,7 +45,7 @@ export class ConnectionLimiter {
   constructor(
     readonly connection: string,
     readonly limits: ResolvedLimits,
-    private readonly limiter: ResolvedLimiter,
+    private readonly limiter: LimitSharing,
     readonly store: LimitStore,
   ) {
     this.bulkShare = limiter.bulkShare;

@@ -2,6 +2,7 @@ import { Evidence } from '../../definition/evidence';
 import { Classification, Likelihood, Rating, type Question } from '../../questions';
 import type { EngineRequest } from '../engine.interface';
 import { EngineManager } from '../engine.manager';
+import { resolveJudgmentOptions } from '../../judgment.options';
 import { MockEngine } from './mock.engine';
 
 const ask = (text: string): EngineRequest => ({
@@ -44,7 +45,9 @@ describe('mock driver', () => {
   });
 
   it('is a built-in driver that needs no key and no network', async () => {
-    const engines = new EngineManager({ engine: 'demo', engines: { demo: { driver: 'mock', model: 'mock-1.2.0' } } });
+    const engines = new EngineManager(
+      resolveJudgmentOptions({ engine: 'demo', engines: { demo: { driver: 'mock', model: 'mock-1.2.0' } } }),
+    );
     const { provenance } = await engines.connection().answer(ask('Hi.'));
     expect(provenance.model).toBe('mock-1.2.0');
     expect(engines.usage('demo')).toBeGreaterThan(0);

@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import { startOpenAiSimulator, type OpenAiFault, type RunningOpenAiSimulator } from 'nestjs-judgment/simulator';
 import { Evidence } from '../../definition/evidence';
 import { Classification, Likelihood, Rating, type Question } from '../../questions';
-import type { EngineConnectionOptions } from '../../judgment.options';
+import { type EngineConnectionOptions, resolveJudgmentOptions } from '../../judgment.options';
 import type { EngineRequest } from '../engine.interface';
 import { EngineManager } from '../engine.manager';
 import { OpenAiEngine } from './openai.engine';
@@ -251,13 +251,17 @@ describe('what the openai driver refuses before any request', () => {
 
   it('is the built-in openai driver, and refuses an alias model in production', () => {
     const options = { driver: 'openai', url: sim.url, model: 'sim-4o' };
-    const production = new EngineManager({ engine: 'openai', environment: 'production', engines: { openai: options } });
+    const production = new EngineManager(
+      resolveJudgmentOptions({ engine: 'openai', environment: 'production', engines: { openai: options } }),
+    );
     expect(() => production.connection()).toThrow(expect.objectContaining({ name: 'UnpinnedModel' }));
-    const allowed = new EngineManager({
-      engine: 'openai',
-      environment: 'production',
-      engines: { openai: { ...options, allowAliases: true } },
-    });
+    const allowed = new EngineManager(
+      resolveJudgmentOptions({
+        engine: 'openai',
+        environment: 'production',
+        engines: { openai: { ...options, allowAliases: true } },
+      }),
+    );
     expect(allowed.connection().model()).toBe('sim-4o');
     expect(allowed.describe()).toMatchObject({ driver: 'openai', url: sim.url, pinned: false, keyPresent: false });
   });

@@ -1,4 +1,4 @@
-// JudgmentModule (SPEC §4): forRoot / forRootAsync, the static extras (isGlobal, dataSource), forFeature and the
+// JudgmentModule (SPEC §4): forRoot / forRootAsync, the static extras (dataSource; isGlobal refused), forFeature and the
 // registry, Decisions as overridable providers, the app owning every forRoot, and configuration errors at startup.
 import { type DynamicModule, Injectable, Module, type Type } from '@nestjs/common';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';

@@ -6,7 +6,7 @@ import { JUDGMENT_DEFAULTS } from './judgment.defaults';
 
 /** One Engine connection (`engines.<name>`). */
 export interface EngineConnectionOptions {
-  /** `jev` (also serves Laya), `mock`, a driver registered with `EngineManager.extend()`, or an Engine class. */
+  /** `jev` (also serves Laya), `openai`, `mock`, a driver of the `drivers` option, or an Engine class. */
   driver?: string | Type<Engine>;
   /** API key; sent as a Bearer token, never logged or recorded. */
   key?: string | null;

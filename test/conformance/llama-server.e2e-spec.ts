@@ -225,6 +225,33 @@ describe('the openai driver against llama-server', () => {
     }
   });
 
+  it('refuses the chatty model for every option count from 2 to the most a connection reads, naming its tokens', async () => {
+    const chatty = engine(servers['tiny-chatty']);
+    for (let count = 2; count <= 20; count++) {
+      const labels = Array.from({ length: count }, (_, index) => `queue-${index}`);
+      const error = await rejectionOf(chatty.answer(ask([['queue', Classification.of('Which queue?', labels)]])));
+      expect([count, error]).toEqual([count, expect.any(MalformedEngineResponse)]);
+      expect(error.message).toContain('"I", "The"');
+    }
+  });
+
+  it('still reads a model that answers, at every option count, with one request per Question', async () => {
+    for (const model of ['tiny-judge', 'tiny-gpt2'] as const) {
+      const server = servers[model];
+      for (let count = 2; count <= 20; count++) {
+        const labels = Array.from({ length: count }, (_, index) => `queue-${index}`);
+        const question = Classification.of('Which queue?', labels);
+        const before = server.exchanges.length;
+        const { answers } = await engine(server).answer(ask([['queue', question]]));
+        expect(server.exchanges.length - before).toBe(1);
+        const expected = byHand(exchangeOf(server, 'queue'), tokensOf(question));
+        probabilitiesOf(question, answers.queue).forEach((p, index) =>
+          expect(p).toBeCloseTo(expected.probabilities[index], 12),
+        );
+      }
+    }
+  });
+
   it('tells the end-of-text token ("" from llama-server) from the answers by its id, and refuses a thin Rating', async () => {
     const results = await conform('tiny-eos', KINDS, 'My parcel arrived late.');
     const eos = results[0].hand.top[0];

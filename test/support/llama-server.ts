@@ -82,8 +82,13 @@ export async function startLlamaServer(model: string, flags: readonly string[] =
       if (!started.delete(server)) return;
       try {
         process.kill(pid);
+        // Gone only once it no longer answers: a test of a server that is down must not reach a dying one.
+        for (let waited = 0; waited < 5000; waited += 20) {
+          process.kill(pid, 0);
+          await new Promise((done) => setTimeout(done, 20));
+        }
       } catch {
-        // Already gone.
+        // Gone (or already was).
       }
       await new Promise<void>((done) => {
         proxy.close(() => done());

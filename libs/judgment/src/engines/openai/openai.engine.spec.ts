@@ -207,6 +207,48 @@ describe('the openai driver', () => {
   });
 });
 
+describe('the word-letter check: option letters A and I are also words a chatting model starts with', () => {
+  const queues = (count: number) => Array.from({ length: count }, (_, index) => `queue-${index}`);
+  const prompts = () => sim.requests.map((request) => JSON.stringify(request.body));
+
+  it('refuses a chatty model at every option count, I among the letters or not, naming its likeliest tokens', async () => {
+    for (let count = 2; count <= 20; count++) {
+      sim.clearLog().fail({ kind: 'chatty' }, 2);
+      const error = await engine()
+        .answer(ask([['queue', Classification.of('Which queue?', queues(count))]]))
+        .catch((thrown: unknown) => thrown);
+      expect([count, (error as Error).name]).toEqual([count, 'MalformedEngineResponse']);
+      expect((error as Error).message).toContain('the likeliest tokens were "I", "The"');
+      // Below 9 options "I" is no option: the coverage alone refuses it. From 9 on, the Question is asked again.
+      expect([count, sim.requests.length]).toEqual([count, count < 9 ? 1 : 2]);
+      sim.clearFaults();
+    }
+    expect(prompts()[1]).toContain('B) queue-0');
+    expect(prompts()[1]).not.toMatch(/\\n[AI]\) /);
+  });
+
+  it('asks once more, lettered without A and I, when the answer sits on A and the rest is on words; reads that answer', async () => {
+    const team = Classification.of('Which team?', ['billing', 'tech', 'sales']);
+    const { answers, provenance } = await engine().answer(ask([['team', team]], '[[team=billing:0.99]]'));
+    expect(sim.requests).toHaveLength(2);
+    expect(prompts()[1]).toContain('B) billing');
+    expect((answers.team as Record<string, number>).billing).toBeCloseTo(0.99, 9);
+    const askedAgain = provenance.details.askedAgain as Record<string, { letterShare: number; firstRequestId: string }>;
+    expect(askedAgain.team.letterShare).toBeLessThan(0.5);
+    expect(askedAgain.team.firstRequestId).toBe(sim.requests[0].requestId);
+    expect((provenance.details.requestIds as Record<string, string>).team).toBe(sim.requests[1].requestId);
+    expect(provenance.details.usage).toMatchObject({ output_tokens: 2, requests: 2 });
+  });
+
+  it('reads an answer on A from one request when the rest of its first token is on letters', async () => {
+    const team = Classification.of('Which team?', ['billing', 'tech', 'sales']);
+    const { answers, provenance } = await engine().answer(ask([['team', team]], '[[team=billing:0.6]]'));
+    expect(sim.requests).toHaveLength(1);
+    expect((answers.team as Record<string, number>).billing).toBeCloseTo(0.6, 9);
+    expect(provenance.details).not.toHaveProperty('askedAgain');
+  });
+});
+
 describe('what the openai driver refuses before any request', () => {
   const labels = (count: number) => Array.from({ length: count }, (_, index) => `label${index}`);
 
@@ -224,6 +266,12 @@ describe('what the openai driver refuses before any request', () => {
     expect(sim.requests).toHaveLength(0);
     expect(engine({ topLogprobs: 5 }).refusals(new Map([['levels', Rating.of('How?', labels(6))]]))).toHaveLength(1);
     expect(engine().refusals(new Map([['fine', Classification.of('Which?', labels(20))]]))).toEqual([]);
+    // At most 24 options however many top_logprobs the server returns: one letter each without A and I.
+    const many = engine({ topLogprobs: 30 });
+    expect(many.refusals(new Map([['wide', Classification.of('Which?', labels(24))]]))).toEqual([]);
+    expect(many.refusals(new Map([['wide', Classification.of('Which?', labels(25))]]))[0]).toContain(
+      'reads at most 24 options per Question',
+    );
   });
 
   const misconfigured: Array<[string, EngineConnectionOptions, string]> = [

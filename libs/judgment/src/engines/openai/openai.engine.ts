@@ -16,8 +16,14 @@ import { carriesUsage } from '../metering';
 import type { Sleep } from '../http/request-limits';
 import { statusError, type ResponseOrigin } from '../http/status-errors';
 import { withLimitMode } from '../limits/limit-context';
-import { answerTokens, chatPrompt } from './openai.prompt';
-import { openAiErrorReason, readCompletion, type CompletionReading, type TokenUsage } from './openai.response';
+import { answerTokens, chatPrompt, CLEAR_LETTERS, MAX_OPTIONS, type ChatPrompt } from './openai.prompt';
+import {
+  openAiErrorReason,
+  readCompletion,
+  type CompletionReading,
+  type ReadingRules,
+  type TokenUsage,
+} from './openai.response';
 import { openAiRetryHeaders } from './openai.retry';
 
 /** Where OpenAI answers when a connection sets no `url` (the base URL, `/chat/completions` is appended). */
@@ -51,6 +57,10 @@ export interface OpenAiSettings extends Omit<HttpConnectionSettings, 'budget' | 
 /** One Question's reading, with the request that answered it. */
 interface QuestionReading extends CompletionReading {
   readonly requestId: string | null;
+  /** Requests this Question took: 1, or 2 when it was asked again without the word letters `A` and `I`. */
+  readonly requests: number;
+  /** When it was asked again: the first answer's letter share and request id. */
+  readonly askedAgain: { readonly letterShare: number; readonly requestId: string | null } | null;
 }
 
 /**
@@ -177,7 +187,7 @@ export class OpenAiEngine implements Engine {
       const count = question.kind === 'classification' ? question.options().length : (tokens?.length ?? 0);
       if (tokens !== null && count <= topLogprobs) continue;
       refused.push(
-        `The Engine connection "${connection}" reads at most ${Math.min(topLogprobs, 26)} options per Question from ` +
+        `The Engine connection "${connection}" reads at most ${Math.min(topLogprobs, MAX_OPTIONS)} options per Question from ` +
           `the model's top log-probabilities, but "${key}" offers ${count}. Narrow its labels (or split it into ` +
           `a Likelihood Set), or raise engines.${connection}.topLogprobs on a server that returns more.`,
       );
@@ -227,14 +237,41 @@ export class OpenAiEngine implements Engine {
     return readings as QuestionReading[];
   }
 
-  /** Asks one Question (with retries of 429/503/529) and reads its answer; a 2xx answer's usage goes in `paid`. */
+  /**
+   * Asks one Question and reads its answer. A Classification whose answer sat on `A` or `I` (words a chatting model
+   * starts with) while too little of the rest was on letters is asked once more, lettered without them; that answer
+   * is read instead, or refused.
+   */
   private async ask(
     key: string,
     question: Question,
     request: EngineRequest,
     paid: TokenUsage[],
   ): Promise<QuestionReading> {
-    const prompt = chatPrompt(key, question, request.evidence);
+    const wordLetters = question.kind === 'classification';
+    const first = await this.request(key, chatPrompt(key, question, request.evidence), paid, { wordLetters });
+    if (!first.inDoubt) return { ...first, requests: 1, askedAgain: null };
+    const askedAgainAfter = first.letterShare as number;
+    const relettered = chatPrompt(key, question, request.evidence, CLEAR_LETTERS);
+    // The first answer is paid for: the second is waited for here even in a queued job, never handed back to the queue.
+    const second = await withLimitMode({ defer: false }, () =>
+      this.request(key, relettered, paid, { wordLetters: false, askedAgainAfter }),
+    );
+    return {
+      ...second,
+      usage: sumUsage([first.usage, second.usage]),
+      requests: 2,
+      askedAgain: { letterShare: askedAgainAfter, requestId: first.requestId },
+    };
+  }
+
+  /** Sends one prompt (with retries of 429/503/529) and reads its answer; a 2xx answer's usage goes in `paid`. */
+  private async request(
+    key: string,
+    prompt: ChatPrompt,
+    paid: TokenUsage[],
+    check: Pick<ReadingRules, 'wordLetters' | 'askedAgainAfter'>,
+  ): Promise<CompletionReading & { readonly requestId: string | null }> {
     const body = JSON.stringify({
       model: this.settings.model,
       messages: prompt.messages,
@@ -254,7 +291,7 @@ export class OpenAiEngine implements Engine {
       throw statusError(response.status, response.text, origin, response.attempts, this.#key, openAiErrorReason);
     }
     const { minCoverage, temperatureScaling: temperature } = this.settings;
-    const rules = { key, tokens: prompt.tokens, minCoverage, temperature };
+    const rules: ReadingRules = { key, tokens: prompt.tokens, minCoverage, temperature, ...check };
     try {
       const reading = readCompletion(response.text, rules, origin, this.#key);
       paid.push(reading.usage);
@@ -272,13 +309,19 @@ export class OpenAiEngine implements Engine {
     const distinct = (values: Array<string | null>) => [...new Set(values.filter((value) => value !== null))];
     const fingerprints = distinct(readings.map((reading) => reading.systemFingerprint));
     const requestIds = distinct(readings.map((reading) => reading.requestId));
+    const askedAgain = asked.flatMap(([key], index) => {
+      const again = readings[index].askedAgain;
+      return again === null ? [] : [[key, { letterShare: round(again.letterShare), firstRequestId: again.requestId }]];
+    });
+    const requests = readings.reduce((total, reading) => total + reading.requests, 0);
     return new Provenance(this.settings.connection, readings[0].model, requestIds[0] ?? null, {
-      usage: { ...sumUsage(readings.map((reading) => reading.usage)), requests: readings.length },
+      usage: { ...sumUsage(readings.map((reading) => reading.usage)), requests },
       models: distinct(readings.map((reading) => reading.model)),
       systemFingerprint: fingerprints.length === 0 ? null : fingerprints.length === 1 ? fingerprints[0] : fingerprints,
       requestIds: byKey((reading) => reading.requestId),
       coverage: byKey((reading) => round(reading.coverage)),
       masses: byKey((reading) => reading.masses.map(round)),
+      ...(askedAgain.length === 0 ? {} : { askedAgain: Object.fromEntries(askedAgain) }),
       ...(this.settings.temperatureScaling === null ? {} : { temperatureScaling: this.settings.temperatureScaling }),
     });
   }

@@ -1,9 +1,17 @@
 import type { EvidenceMap } from '../../definition/evidence';
 import type { Question } from '../../questions/question';
 import { fencedEvidenceJson } from '../jev/fence';
+import { WORD_LETTERS } from './option-distribution';
 
 /** Option letters of a Classification, in order: single tokens in every common tokenizer, distinct once case-folded. */
 export const OPTION_LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+/**
+ * The letters a Classification is asked again with when its first answer sat on `A` or `I`, words a chatting model
+ * starts with, and the rest of that answer did not show a model answering in letters: the alphabet without them.
+ */
+export const CLEAR_LETTERS = [...OPTION_LETTERS].filter((letter) => !WORD_LETTERS.has(letter.toLowerCase())).join('');
+/** The most options a Classification may offer: one letter each, also when asked again without `A` and `I`. */
+export const MAX_OPTIONS = CLEAR_LETTERS.length;
 
 /** The Chat Completions request body of one Question (without `model`, `top_logprobs` and the driver's settings). */
 export interface ChatPrompt {
@@ -17,17 +25,17 @@ const SYSTEM =
   'allowed answers and nothing else: no explanation, no punctuation.';
 
 /**
- * The answer tokens a Question is asked with: `yes`, `no` for a Likelihood; a letter per option of a Classification
- * (its labels are shown beside them); a digit per level of a Rating, lowest first. Null when the Question has more
- * options than there are single-token answers (more than 26 options).
+ * The answer tokens a Question is asked with: `yes`, `no` for a Likelihood; a letter of `letters` per option of a
+ * Classification (its labels are shown beside them); a digit per level of a Rating, lowest first. Null when the
+ * Question has more options than `MAX_OPTIONS`.
  */
-export function answerTokens(question: Question): readonly string[] | null {
+export function answerTokens(question: Question, letters = OPTION_LETTERS): readonly string[] | null {
   switch (question.kind) {
     case 'likelihood':
       return ['yes', 'no'];
     case 'classification': {
       const count = question.options().length;
-      return count > OPTION_LETTERS.length ? null : [...OPTION_LETTERS.slice(0, count)];
+      return count > MAX_OPTIONS ? null : [...letters.slice(0, count)];
     }
     case 'rating':
       return question.levels.map((_, level) => String(level));
@@ -35,11 +43,17 @@ export function answerTokens(question: Question): readonly string[] | null {
 }
 
 /**
- * The messages asking one Question about the Evidence, so that its answer is one token of `tokens`. UntrustedText is
- * fenced as for the Jev driver. The caller has checked `answerTokens(question)` is not null.
+ * The messages asking one Question about the Evidence, so that its answer is one token of `tokens` (a Classification's
+ * options lettered from `letters`). UntrustedText is fenced as for the Jev driver. The caller has checked
+ * `answerTokens(question)` is not null.
  */
-export function chatPrompt(key: string, question: Question, evidence: EvidenceMap): ChatPrompt {
-  const tokens = answerTokens(question) ?? [];
+export function chatPrompt(
+  key: string,
+  question: Question,
+  evidence: EvidenceMap,
+  letters = OPTION_LETTERS,
+): ChatPrompt {
+  const tokens = answerTokens(question, letters) ?? [];
   const lines = [`Evidence (JSON):\n${fencedEvidenceJson(evidence, 2)}`, '', `Question "${key}": ${question.text}`];
   switch (question.kind) {
     case 'likelihood':

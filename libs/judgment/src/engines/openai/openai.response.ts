@@ -2,7 +2,7 @@ import { MalformedEngineResponse } from '../../errors';
 import { redact, shorten, tokenCounts } from '../http/foreign-json';
 import { describeOrigin, errorReason, type ResponseOrigin } from '../http/status-errors';
 import { isObject, parseObject } from '../jev/jev.wire';
-import { optionDistribution, type OptionDistribution, type TokenLogprob } from './option-distribution';
+import { letterShare, optionDistribution, type OptionDistribution, type TokenLogprob } from './option-distribution';
 
 /** Tokens one answer reported (`prompt_tokens`, `completion_tokens`): whole numbers of 0 or more, else left out. */
 export type TokenUsage = Readonly<{ input_tokens?: number; output_tokens?: number }>;
@@ -13,6 +13,13 @@ export interface CompletionReading extends OptionDistribution {
   readonly model: string;
   readonly systemFingerprint: string | null;
   readonly usage: TokenUsage;
+  /**
+   * The word-letter check (`letterShare`) when the rules asked for it and an option `A` or `I` carried mass: the share
+   * of the rest of the first token on letters; null otherwise.
+   */
+  readonly letterShare: number | null;
+  /** True when that share is below `minCoverage`: the answer on `A`/`I` may be a chat's first word, ask again. */
+  readonly inDoubt: boolean;
 }
 
 /** Longest model name or system fingerprint kept from a response. */
@@ -24,6 +31,10 @@ export interface ReadingRules {
   readonly tokens: readonly string[];
   readonly minCoverage: number;
   readonly temperature: number | null;
+  /** Run the word-letter check: a Classification asked with letters that include `A` or `I`. */
+  readonly wordLetters: boolean;
+  /** Set when this is the Question asked again without `A` and `I`: the first answer's letter share, for messages. */
+  readonly askedAgainAfter?: number;
 }
 
 /**
@@ -70,15 +81,23 @@ export function readCompletion(
       .slice(0, 5)
       .map((entry) => JSON.stringify(shorten(entry.token, 40)))
       .join(', ');
+    const again =
+      rules.askedAgainAfter === undefined
+        ? ''
+        : 'its first answer sat on the option letters A or I, which are also words a chatting model starts with, ' +
+          `with only ${percent(rules.askedAgainAfter)} of the rest on letters; asked again lettered without them, `;
     throw fail(
-      `only ${percent(coverage)} of the first token's probability fell on the answers ${rules.tokens.join(', ')} ` +
-        `(at least ${percent(rules.minCoverage)} needed; the likeliest tokens were ${seen || 'none'}). The model did ` +
-        'not answer in the asked form; minCoverage sets the threshold',
+      `${again}only ${percent(coverage)} of the first token's probability fell on the answers ` +
+        `${rules.tokens.join(', ')} (at least ${percent(rules.minCoverage)} needed; the likeliest tokens were ` +
+        `${seen || 'none'}). The model did not answer in the asked form; minCoverage sets the threshold`,
     );
   }
+  const share = rules.wordLetters ? letterShare(first, rules.tokens) : null;
   const fingerprint = body.system_fingerprint;
   return {
     ...distribution,
+    letterShare: share,
+    inDoubt: share !== null && share < rules.minCoverage,
     model: shorten(redact(model, secret), MAX_NAME),
     systemFingerprint:
       typeof fingerprint === 'string' && fingerprint !== '' ? shorten(redact(fingerprint, secret), MAX_NAME) : null,

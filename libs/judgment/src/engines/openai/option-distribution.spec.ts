@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { foldToken, optionDistribution, type TokenLogprob } from './option-distribution';
+import { foldToken, letterShare, optionDistribution, type TokenLogprob } from './option-distribution';
 
 const entry = (token: string, probability: number): TokenLogprob => ({ token, logprob: Math.log(probability) });
 
@@ -40,6 +40,42 @@ describe('reading option probabilities from top logprobs', () => {
     const read = optionDistribution([entry('yes', 0.5), entry('yes', 0.5), entry('no', 0.25)], ['yes', 'no']);
     expect(read?.coverage).toBeCloseTo(0.75, 12);
     expect(read?.probabilities[0]).toBeCloseTo(2 / 3, 12);
+  });
+
+  it('tells tokens that render alike apart by their ids, and counts an id listed twice once', () => {
+    const special = (id: number, probability: number): TokenLogprob => ({
+      id,
+      token: '',
+      logprob: Math.log(probability),
+    });
+    const entries = [
+      { id: 1, ...entry('yes', 0.5) },
+      special(32000, 0.2),
+      special(32007, 0.1),
+      { id: 1, ...entry('yes', 0.5) },
+    ];
+    const read = optionDistribution(entries, ['yes', 'no']);
+    expect(read?.coverage).toBeCloseTo(0.5, 12);
+  });
+
+  it('word-letter check: the share of the first token off A and I that is on letters, null when A and I carry nothing', () => {
+    const letters = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J'];
+    // An answering model: the rest on other letters.
+    expect(letterShare([entry('A', 0.5), entry('B', 0.3), entry('C', 0.1), entry('The', 0.05)], letters)).toBeCloseTo(
+      0.4 / 0.45,
+      12,
+    );
+    // A chatty one: "I" is option 9, and the rest is on words.
+    expect(letterShare([entry('I', 0.74), entry('The', 0.25), entry('B', 0.001)], letters)).toBeCloseTo(
+      0.001 / 0.251,
+      12,
+    );
+    // "I" is not an option of a 3-letter Question: it is neither the answer nor the rest.
+    expect(
+      letterShare([entry('A', 0.5), entry('I', 0.3), entry('B', 0.1), entry('So', 0.1)], ['A', 'B', 'C']),
+    ).toBeCloseTo(0.5, 12);
+    expect(letterShare([entry('B', 0.9), entry('The', 0.1)], letters)).toBeNull();
+    expect(letterShare([entry('A', 1)], letters)).toBe(0);
   });
 
   it('returns null when no mass fell on the options, and a tiny coverage when little did (the caller refuses it)', () => {

@@ -1,8 +1,16 @@
-/** One entry of a Chat Completions `top_logprobs` list: a token and its log-probability. */
+/** One entry of a Chat Completions `top_logprobs` list: a token, its log-probability, its id when the server sends one. */
 export interface TokenLogprob {
   readonly token: string;
   readonly logprob: number;
+  /** The token's id in the model's vocabulary (llama.cpp's server sends it; OpenAI does not). */
+  readonly id?: number;
 }
+
+/**
+ * Option letters that are also English words a model starts a sentence with ("A …", "I …"): mass on them may be an
+ * answer or the start of a chat. Folded (lower case), as `foldToken` gives them.
+ */
+export const WORD_LETTERS: ReadonlySet<string> = new Set(['a', 'i']);
 
 /** The answer tokens' share of the model's first output token, read from its top log-probabilities. */
 export interface OptionDistribution {
@@ -26,10 +34,24 @@ export function foldToken(token: string): string {
 }
 
 /**
+ * The entries with each token once: told apart by id where the server sends ids (distinct tokens may render as the
+ * same string, as llama.cpp renders special tokens `""`), else by their text; a token listed twice counts once.
+ */
+export function distinctEntries(entries: readonly TokenLogprob[]): TokenLogprob[] {
+  const seen = new Set<string | number>();
+  return entries.filter(({ token, id }) => {
+    const identity = id ?? `text:${token}`;
+    if (seen.has(identity)) return false;
+    seen.add(identity);
+    return true;
+  });
+}
+
+/**
  * Each option's share of the probability mass the top log-probabilities put on the option tokens. `options` are the
- * answer tokens asked for (folded with `foldToken`, so they must be distinct once folded). A token listed twice counts
- * once. Temperature scaling, when `temperature` is given, raises each option's mass to 1/T before normalising.
- * Returns null when no mass at all fell on the options; the caller decides what coverage is enough.
+ * answer tokens asked for (folded with `foldToken`, so they must be distinct once folded). Entries count once each
+ * (`distinctEntries`). Temperature scaling, when `temperature` is given, raises each option's mass to 1/T before
+ * normalising. Returns null when no mass at all fell on the options; the caller decides what coverage is enough.
  */
 export function optionDistribution(
   entries: readonly TokenLogprob[],
@@ -38,16 +60,35 @@ export function optionDistribution(
 ): OptionDistribution | null {
   const index = new Map(options.map((option, position) => [foldToken(option), position]));
   const masses = options.map(() => 0);
-  const seen = new Set<string>();
-  for (const { token, logprob } of entries) {
-    if (seen.has(token)) continue;
-    seen.add(token);
+  for (const { token, logprob } of distinctEntries(entries)) {
     const position = index.get(foldToken(token));
     if (position !== undefined) masses[position] += Math.exp(logprob);
   }
   const coverage = masses.reduce((sum, mass) => sum + mass, 0);
   if (!(coverage > 0)) return null;
   return { probabilities: scaledShares(masses, temperature), masses, coverage: Math.min(coverage, 1) };
+}
+
+/**
+ * The word-letter check of a Classification asked with letters: when an option letter that is also a word (`A`, `I`)
+ * carries mass, the share of the rest of the first token (what is not on a word letter) that falls on single letters.
+ * A model answering in letters puts that rest on other letters; a model that wants to chat puts it on words ("The",
+ * "Based", "Sorry"). Null when no option word letter carries mass: there is nothing in doubt.
+ */
+export function letterShare(entries: readonly TokenLogprob[], options: readonly string[]): number | null {
+  const words = new Set(options.map(foldToken).filter((option) => WORD_LETTERS.has(option)));
+  let onWords = 0;
+  let onLetters = 0;
+  let elsewhere = 0;
+  for (const { token, logprob } of distinctEntries(entries)) {
+    const folded = foldToken(token);
+    const mass = Math.exp(logprob);
+    if (WORD_LETTERS.has(folded)) onWords += words.has(folded) ? mass : 0;
+    else if (/^[a-z]$/.test(folded)) onLetters += mass;
+    else elsewhere += mass;
+  }
+  if (!(onWords > 0)) return null;
+  return onLetters + elsewhere > 0 ? onLetters / (onLetters + elsewhere) : 0;
 }
 
 /**

@@ -86,6 +86,143 @@ describe('CalibrationLock', () => {
     );
   });
 
+  /** A lock file holding `judgments` as written (raw JSON text, so keys like `__proto__` stay own keys). */
+  function lockFile(judgments: string): string {
+    const file = join(folder(), 'judgment.lock.json');
+    writeFileSync(file, `{"kind":${JSON.stringify(LOCK_KIND)},"format":1,"judgments":${judgments}}`);
+    return file;
+  }
+
+  /** The lock's one entry with its one identity changed by `change`. */
+  function withIdentity(change: (identity: Record<string, unknown>) => void): string {
+    const changed: Record<string, unknown> = structuredClone(identity);
+    change(changed);
+    return JSON.stringify({ 'refund-abuse': { 'RefundDecision@3': { ...entry, identities: [changed] } } });
+  }
+
+  const AT = 'judgments.refund-abuse.RefundDecision@3';
+  it.each([
+    ['a Judgment keyed __proto__', `{"__proto__":{}}`, 'judgments.__proto__', /is not a name a lock can hold/],
+    [
+      'a Decision keyed __proto__',
+      `{"refund-abuse":{"__proto__":${JSON.stringify(entry)}}}`,
+      'judgments.refund-abuse.__proto__',
+      /is not a name a lock can hold/,
+    ],
+    [
+      'a threshold keyed __proto__',
+      JSON.stringify({ 'refund-abuse': { 'RefundDecision@3': entry } }).replace('"reject"', '"__proto__"'),
+      `${AT}.thresholds.__proto__`,
+      /is not a name a lock can hold/,
+    ],
+    [
+      'a Brier score keyed __proto__',
+      withIdentity((i) => (i.brier = { abusive: 0.03 })).replace('"abusive":0.03', '"__proto__":0.03'),
+      `${AT}.identities[0].brier.__proto__`,
+      /is not a name a lock can hold/,
+    ],
+    [
+      'a date that is not ISO 8601',
+      withIdentity((i) => (i.calibratedAt = 'yesterday')),
+      `${AT}.identities[0].calibratedAt`,
+      /must be an ISO 8601 date and time/,
+    ],
+    [
+      'a date in another format',
+      withIdentity((i) => (i.calibratedAt = '12/01/2026 01:00')),
+      `${AT}.identities[0].calibratedAt`,
+      /must be an ISO 8601 date and time/,
+    ],
+    [
+      'an impossible ISO date',
+      withIdentity((i) => (i.calibratedAt = '2026-13-45T01:00:00.000Z')),
+      `${AT}.identities[0].calibratedAt`,
+      /must be an ISO 8601 date and time/,
+    ],
+    [
+      'an interval whose low is above its high',
+      withIdentity((i) => (i.accuracyInterval = { low: 0.98, high: 0.95 })),
+      `${AT}.identities[0].accuracyInterval`,
+      /low 0\.98 above its high 0\.95/,
+    ],
+    [
+      'a share given as text',
+      withIdentity((i) => (i.accuracy = '0.97')),
+      `${AT}.identities[0].accuracy`,
+      /must be a number in \[0, 1\] or null \(got the string "0\.97"\)/,
+    ],
+    [
+      'a count given as text',
+      withIdentity((i) => (i.cases = '600')),
+      `${AT}.identities[0].cases`,
+      /must be a whole number \(got the string "600"\)/,
+    ],
+    [
+      'an interval bound given as text',
+      withIdentity((i) => (i.reviewRateInterval = { low: '0.03', high: 0.07 })),
+      `${AT}.identities[0].reviewRateInterval.low`,
+      /must be a number in \[0, 1\] \(got the string "0\.03"\)/,
+    ],
+    [
+      'a Brier score given as text',
+      withIdentity((i) => (i.brier = { abusive: '0.03' })),
+      `${AT}.identities[0].brier.abusive`,
+      /must be a number in \[0, 1\] or null \(got the string "0\.03"\)/,
+    ],
+    [
+      'a calibration error given as text',
+      withIdentity((i) => (i.expectedCalibrationError = { abusive: '0.01' })),
+      `${AT}.identities[0].expectedCalibrationError.abusive`,
+      /must be a number in \[0, 1\] or null/,
+    ],
+    [
+      'a threshold given as text',
+      JSON.stringify({ 'refund-abuse': { 'RefundDecision@3': { ...entry, thresholds: { reject: '0.64' } } } }),
+      `${AT}.thresholds.reject`,
+      /must be a number \(got the string "0\.64"\)/,
+    ],
+    [
+      'a questions fingerprint that is not SHA-256 hex',
+      withIdentity((i) => (i.questions = 'abc')),
+      `${AT}.identities[0].questions`,
+      /must be a SHA-256 fingerprint/,
+    ],
+    [
+      'an unknown field (a typo)',
+      withIdentity((i) => (i.accuracyy = 0.9)),
+      `${AT}.identities[0].accuracyy`,
+      /is not a field of a calibration lock/,
+    ],
+  ])('refuses %s, naming the file and the field', (_case, judgments, field, problem) => {
+    const file = lockFile(judgments);
+    const error = (() => {
+      try {
+        CalibrationLock.read(file);
+      } catch (thrown) {
+        return thrown as InvalidCalibrationLock;
+      }
+      throw new Error('the lock was read');
+    })();
+    expect(error).toBeInstanceOf(InvalidCalibrationLock);
+    expect(error.file).toBe(file);
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(`The calibration lock ${file} (field ${field}) `);
+    expect(error.message).toMatch(problem);
+  });
+
+  it('reads a lock whose Judgment and Decision are named like object members (constructor, toString)', () => {
+    const file = lockFile(JSON.stringify({ toString: { 'RefundDecision@3': entry } }));
+    const lock = CalibrationLock.read(file);
+    expect(lock.entry('toString', 'RefundDecision', '3')).toEqual(entry);
+    expect(lock.entry('constructor', 'RefundDecision', '3')).toBeNull();
+    expect(lock.entries('constructor')).toEqual([]);
+    expect(lock.entry('toString', 'constructor', null)).toBeNull();
+    expect(lock.entry('toString', 'hasOwnProperty', null)).toBeNull();
+    const updated = lock.with('valueOf', entry);
+    expect(updated.entry('toString', 'constructor', null)).toBeNull();
+    expect(updated.entry('valueOf', 'RefundDecision', '3')).toEqual(entry);
+  });
+
   it('refuses an entry whose key does not name its Decision and version', () => {
     const file = join(folder(), 'judgment.lock.json');
     writeFileSync(

@@ -70,7 +70,7 @@ export class CalibrationLock {
 
   /** An empty lock to be written at `file`. */
   static empty(file: string): CalibrationLock {
-    return new CalibrationLock(file, {});
+    return new CalibrationLock(file, dictionary({}));
   }
 
   /** Reads a lock, or InvalidCalibrationLock naming the file and field when it is missing, corrupt or not ours. */
@@ -119,8 +119,8 @@ export class CalibrationLock {
 
   /** A lock with the Judgment's entry for `entry.decision@entry.version` replaced (or added). */
   with(judgment: string, entry: LockedDecision): CalibrationLock {
-    const entries = { ...(this.judgments[judgment] ?? {}), [lockKey(entry.decision, entry.version)]: entry };
-    return new CalibrationLock(this.file, { ...this.judgments, [judgment]: entries });
+    const entries = dictionary(this.judgments[judgment] ?? {}, { [lockKey(entry.decision, entry.version)]: entry });
+    return new CalibrationLock(this.file, dictionary(this.judgments, { [judgment]: entries }));
   }
 
   /** The lock as JSON with every object's keys sorted, so that a diff shows only what changed. */
@@ -164,9 +164,34 @@ function sortKeys(value: unknown): unknown {
 }
 
 type Json = Record<string, unknown>;
+type Fail = (field: string | null, problem: string) => never;
+
+/** The fields of a lock entry and of one of its identities: any other is a typo or another format. */
+const ENTRY_FIELDS = ['decision', 'version', 'thresholds', 'identities'];
+const IDENTITY_FIELDS = [
+  'questions',
+  'model',
+  'connection',
+  'driver',
+  'language',
+  'cases',
+  'accuracy',
+  'accuracyInterval',
+  'reviewRate',
+  'reviewRateInterval',
+  'brier',
+  'expectedCalibrationError',
+  'dataset',
+  'calibratedAt',
+];
+const ROOT_FIELDS = ['kind', 'format', 'judgments'];
+
+/** An ISO 8601 date and time, as `Date.prototype.toISOString` and other writers give it (offset or Z required). */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 function parseLock(file: string, parsed: unknown): Record<string, Record<string, LockedDecision>> {
-  const fail = (field: string | null, problem: string): never => {
+  const fail: Fail = (field, problem) => {
     throw new InvalidCalibrationLock(file, field, problem);
   };
   if (!isObject(parsed) || parsed.kind !== LOCK_KIND) {
@@ -182,13 +207,14 @@ function parseLock(file: string, parsed: unknown): Record<string, Record<string,
       `has format ${JSON.stringify(root.format)}; this version of nestjs-judgment reads format ${LOCK_FORMAT}.`,
     );
   }
+  onlyFields(null, root, ROOT_FIELDS, fail);
   if (!isObject(root.judgments)) fail('judgments', 'must be an object of Judgments by name.');
-  const judgments: Record<string, Record<string, LockedDecision>> = {};
-  for (const [judgment, entries] of Object.entries(root.judgments as Json)) {
+  const judgments: Record<string, Record<string, LockedDecision>> = dictionary({});
+  for (const [judgment, entries] of namedEntries('judgments', root.judgments as Json, fail)) {
     const at = `judgments.${judgment}`;
     if (!isObject(entries)) fail(at, 'must be an object of Decisions by "Decision@version".');
-    judgments[judgment] = {};
-    for (const [key, raw] of Object.entries(entries as Json)) {
+    judgments[judgment] = dictionary({});
+    for (const [key, raw] of namedEntries(at, entries as Json, fail)) {
       const entry = parseEntry(`${at}.${key}`, raw, fail);
       if (lockKey(entry.decision, entry.version) !== key) {
         fail(
@@ -202,55 +228,140 @@ function parseLock(file: string, parsed: unknown): Record<string, Record<string,
   return judgments;
 }
 
-function parseEntry(at: string, raw: unknown, fail: (field: string, problem: string) => never): LockedDecision {
+function parseEntry(at: string, raw: unknown, fail: Fail): LockedDecision {
   if (!isObject(raw)) fail(at, 'must be an object.');
   const entry = raw as Json;
+  onlyFields(at, entry, ENTRY_FIELDS, fail);
   if (typeof entry.decision !== 'string' || entry.decision === '') fail(`${at}.decision`, 'must be a Decision name.');
-  if (entry.version !== null && typeof entry.version !== 'string') fail(`${at}.version`, 'must be a string or null.');
-  const thresholds = entry.thresholds;
-  if (thresholds !== null) {
-    if (!isObject(thresholds)) fail(`${at}.thresholds`, 'must be an object of named numbers or null.');
-    for (const [name, value] of Object.entries(thresholds as Json)) {
-      if (typeof value !== 'number' || !Number.isFinite(value)) fail(`${at}.thresholds.${name}`, 'must be a number.');
+  if (entry.version !== null && typeof entry.version !== 'string') {
+    fail(`${at}.version`, `must be a string or null${got(entry.version)}.`);
+  }
+  let thresholds: Record<string, number> | null = null;
+  if (entry.thresholds !== null) {
+    if (!isObject(entry.thresholds)) fail(`${at}.thresholds`, 'must be an object of named numbers or null.');
+    thresholds = {};
+    for (const [name, value] of namedEntries(`${at}.thresholds`, entry.thresholds as Json, fail)) {
+      if (typeof value !== 'number' || !Number.isFinite(value)) {
+        fail(`${at}.thresholds.${name}`, `must be a number${got(value)}.`);
+      }
+      thresholds[name] = value as number;
     }
   }
   if (!Array.isArray(entry.identities)) fail(`${at}.identities`, 'must be a list.');
-  const identities = (entry.identities as unknown[]).map((identity, index) => {
-    const where = `${at}.identities[${index}]`;
-    if (!isObject(identity)) fail(where, 'must be an object.');
-    const value = identity as Json;
-    for (const field of ['questions', 'model', 'calibratedAt']) {
-      if (typeof value[field] !== 'string' || value[field] === '')
-        fail(`${where}.${field}`, 'must be a non-empty string.');
+  const identities = (entry.identities as unknown[]).map((identity, index) =>
+    parseIdentity(`${at}.identities[${index}]`, identity, fail),
+  );
+  return { decision: entry.decision as string, version: entry.version as string | null, thresholds, identities };
+}
+
+function parseIdentity(where: string, raw: unknown, fail: Fail): LockedIdentity {
+  if (!isObject(raw)) fail(where, 'must be an object.');
+  const value = raw as Json;
+  onlyFields(where, value, IDENTITY_FIELDS, fail);
+  for (const field of ['model', 'calibratedAt']) {
+    if (typeof value[field] !== 'string' || value[field] === '') {
+      fail(`${where}.${field}`, `must be a non-empty string${got(value[field])}.`);
     }
-    for (const field of ['connection', 'driver', 'language', 'dataset']) {
-      if (value[field] !== null && typeof value[field] !== 'string')
-        fail(`${where}.${field}`, 'must be a string or null.');
+  }
+  const calibratedAt = value.calibratedAt as string;
+  if (!ISO_DATE_TIME.test(calibratedAt) || Number.isNaN(Date.parse(calibratedAt)) || !realDate(calibratedAt)) {
+    fail(
+      `${where}.calibratedAt`,
+      `must be an ISO 8601 date and time such as 2026-12-01T09:30:00.000Z${got(calibratedAt)}.`,
+    );
+  }
+  if (typeof value.questions !== 'string' || !SHA256_HEX.test(value.questions)) {
+    fail(`${where}.questions`, `must be a SHA-256 fingerprint (64 lower-case hex digits)${got(value.questions)}.`);
+  }
+  if (value.dataset !== null && (typeof value.dataset !== 'string' || !SHA256_HEX.test(value.dataset))) {
+    fail(`${where}.dataset`, `must be a SHA-256 fingerprint (64 lower-case hex digits) or null${got(value.dataset)}.`);
+  }
+  for (const field of ['connection', 'driver', 'language']) {
+    if (value[field] !== null && typeof value[field] !== 'string') {
+      fail(`${where}.${field}`, `must be a string or null${got(value[field])}.`);
     }
-    if (typeof value.cases !== 'number' || !Number.isInteger(value.cases) || value.cases < 0) {
-      fail(`${where}.cases`, 'must be a whole number.');
+  }
+  if (typeof value.cases !== 'number' || !Number.isInteger(value.cases) || value.cases < 0) {
+    fail(`${where}.cases`, `must be a whole number${got(value.cases)}.`);
+  }
+  for (const field of ['accuracy', 'reviewRate']) {
+    if (value[field] !== null && !isShare(value[field])) {
+      fail(`${where}.${field}`, `must be a number in [0, 1] or null${got(value[field])}.`);
     }
-    for (const field of ['accuracy', 'reviewRate']) {
-      if (value[field] !== null && !isShare(value[field]))
-        fail(`${where}.${field}`, 'must be a number in [0, 1] or null.');
+  }
+  for (const field of ['accuracyInterval', 'reviewRateInterval']) {
+    const interval = value[field];
+    if (interval === null) continue;
+    const at = `${where}.${field}`;
+    if (!isObject(interval)) fail(at, `must be { "low": number, "high": number } or null${got(interval)}.`);
+    onlyFields(at, interval as Json, ['low', 'high'], fail);
+    const { low, high } = interval as Json;
+    for (const [bound, number] of [
+      ['low', low],
+      ['high', high],
+    ] as const) {
+      if (!isShare(number)) fail(`${at}.${bound}`, `must be a number in [0, 1]${got(number)}.`);
     }
-    for (const field of ['accuracyInterval', 'reviewRateInterval']) {
-      const interval = value[field];
-      if (interval !== null && !(isObject(interval) && isShare(interval.low) && isShare(interval.high))) {
-        fail(`${where}.${field}`, 'must be { "low": number, "high": number } or null.');
+    if ((low as number) > (high as number))
+      fail(
+        at,
+        `has its low ${String(low)} above its high ${String(high)}: write the lock again with \`judgment eval --lock\`.`,
+      );
+  }
+  for (const field of ['brier', 'expectedCalibrationError']) {
+    if (!isObject(value[field])) fail(`${where}.${field}`, 'must be an object of numbers by Likelihood.');
+    for (const [likelihood, score] of namedEntries(`${where}.${field}`, value[field] as Json, fail)) {
+      if (score !== null && !isShare(score)) {
+        fail(`${where}.${field}.${likelihood}`, `must be a number in [0, 1] or null${got(score)}.`);
       }
     }
-    for (const field of ['brier', 'expectedCalibrationError']) {
-      if (!isObject(value[field])) fail(`${where}.${field}`, 'must be an object of numbers by Likelihood.');
+  }
+  return value as unknown as LockedIdentity;
+}
+
+/**
+ * A map by name without a prototype, from the sources' own entries: a Judgment or Decision named like an object member
+ * (`constructor`, `toString`) is only ever itself.
+ */
+function dictionary<T>(...sources: Readonly<Record<string, T>>[]): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, ...sources);
+}
+
+/** An object's entries, refusing a `__proto__` key (JSON.parse keeps it as an own key; a map would not). */
+function namedEntries(at: string, object: Json, fail: Fail): Array<[string, unknown]> {
+  const entries = Object.entries(object);
+  if (Object.hasOwn(object, '__proto__')) {
+    fail(
+      `${at}.__proto__`,
+      'is not a name a lock can hold: rename it, or write the lock again with `judgment eval --lock`.',
+    );
+  }
+  return entries;
+}
+
+/** Refuses fields the format does not have (a typo, or a lock of another format). */
+function onlyFields(at: string | null, object: Json, known: readonly string[], fail: Fail): void {
+  for (const key of Object.keys(object)) {
+    if (!known.includes(key)) {
+      fail(
+        at === null ? key : `${at}.${key}`,
+        `is not a field of a calibration lock (format ${LOCK_FORMAT} has ${known.join(', ')}): remove it.`,
+      );
     }
-    return value as unknown as LockedIdentity;
-  });
-  return {
-    decision: entry.decision as string,
-    version: entry.version as string | null,
-    thresholds: thresholds as Record<string, number> | null,
-    identities,
-  };
+  }
+}
+
+/** What a refused value was, when it helps: a number written as text. */
+function got(value: unknown): string {
+  if (typeof value === 'string') return ` (got the string ${JSON.stringify(value.slice(0, 60))})`;
+  return '';
+}
+
+/** Whether an ISO date's calendar fields are a real day (`Date.parse` rolls 2026-02-30 over to March). */
+function realDate(iso: string): boolean {
+  const [year, month, day] = iso.slice(0, 10).split('-').map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 function isObject(value: unknown): value is Json {

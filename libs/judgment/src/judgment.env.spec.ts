@@ -9,7 +9,7 @@ describe('judgmentOptionsFromEnv: the connections the environment names', () => 
   it('configures only the default connection under NODE_ENV=production: no laya, no warning, no problem', () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     try {
-      const options = judgmentOptionsFromEnv({ NODE_ENV: 'production', TYPESAFE_API_KEY: 'sk-live' });
+      const options = judgmentOptionsFromEnv({ NODE_ENV: 'production', TYPESAFE_API_KEY: 'sk-live-key' });
       expect(Object.keys(options.engines ?? {})).toEqual(['jev']);
 
       const manager = new EngineManager(resolveJudgmentOptions(options));

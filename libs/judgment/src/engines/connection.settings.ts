@@ -132,6 +132,7 @@ export function httpConnectionSettings(
   }
   const key = typeof config.key === 'string' && config.key !== '' ? config.key : null;
   if (key === null) checkKeyNotNeeded(name, url, config.requireKey);
+  else checkKeyBlankable(name, key);
   return { ...connectionSettings(name, config), key, url, model: config.model };
 }
 
@@ -141,6 +142,25 @@ const KEY_VARIABLES: Readonly<Record<string, string>> = {
   laya: 'LAYA_API_KEY',
   openai: 'OPENAI_API_KEY',
 };
+
+/**
+ * The shortest API key a connection takes. The driver blanks its key out of everything it takes from a response
+ * (model, request id, reasons, the raw body), before reading it; a key this short would occur in ordinary answers and
+ * blank parts of them (a one-character key made every answer unreadable, and its usage went unmetered).
+ */
+export const MIN_KEY_LENGTH = 8;
+
+/** Refuses a key too short to be blanked from responses without corrupting them (see MIN_KEY_LENGTH). */
+function checkKeyBlankable(connection: string, key: string): void {
+  if (key.length >= MIN_KEY_LENGTH) return;
+  const variable = Object.hasOwn(KEY_VARIABLES, connection) ? ` (${KEY_VARIABLES[connection]})` : '';
+  throw new EngineNotConfigured(
+    `The Engine connection "${connection}" has an API key of ${key.length} character${key.length === 1 ? '' : 's'}; ` +
+      `keys must have at least ${MIN_KEY_LENGTH} characters, because the driver blanks its key out of every ` +
+      `response and a shorter one would blank parts of ordinary answers. Set engines.${connection}.key${variable} ` +
+      "to the provider's key, or leave it out for a server on this machine that needs none.",
+  );
+}
 
 /**
  * The key rule: a connection without a key is refused unless its url is a loopback address (a server on this

@@ -5,6 +5,7 @@ import { Classification, Likelihood, type Question } from '../../questions';
 import { type EngineConnectionOptions, resolveJudgmentOptions } from '../../judgment.options';
 import type { EngineRequest } from '../engine.interface';
 import { EngineManager } from '../engine.manager';
+import { EngineNotConfigured } from '../../errors';
 import { JudgmentError } from '../../errors/judgment.error';
 
 const SECRET = 'sk-SECRET-123';
@@ -121,5 +122,46 @@ describe('the API key never leaves the driver', () => {
     expect(inspect(manager, { depth: null })).not.toContain(SECRET);
     await engine.answer(ask);
     expect(simulator.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
+  });
+});
+
+describe('keys too short to blank safely (issue 31)', () => {
+  it.each([
+    ['jev', 'e'],
+    ['jev', 'ab'],
+    ['jev', '1234567'],
+    ['openai', 'k'],
+  ])(
+    'a %s connection with the key %j is refused when it is built, naming the connection and the rule',
+    (driver, key) => {
+      const manager = new EngineManager(
+        resolveJudgmentOptions({
+          engine: 'main',
+          engines: { main: { driver, key, url, model: driver === 'jev' ? 'jev-1.13.0' : 'gpt-4o-2024-08-06' } },
+        }),
+      );
+      expect(() => manager.validate(['main'])).toThrow(EngineNotConfigured);
+      expect(() => manager.validate(['main'])).toThrow(
+        `The Engine connection "main" has an API key of ${key.length} character${key.length === 1 ? '' : 's'}`,
+      );
+      expect(() => manager.validate(['main'])).toThrow(/at least 8 characters/);
+    },
+  );
+
+  it('a key of 8 characters is blanked without corrupting the answer: it is read and its usage metered', async () => {
+    const keyed = new JevSimulator({ apiKey: 'e1e2e3e4' });
+    const keyedUrl = await keyed.start(0);
+    try {
+      const manager = new EngineManager(
+        resolveJudgmentOptions({
+          engines: { jev: { key: 'e1e2e3e4', url: keyedUrl, model: 'jev-1.13.0', retries: 0 } },
+        }),
+      );
+      const { answers } = await manager.connection().answer(ask);
+      expect(Object.keys(answers).sort()).toEqual(['abusive', 'team']);
+      expect(manager.usage('jev')).toBeGreaterThan(0);
+    } finally {
+      await keyed.stop();
+    }
   });
 });

@@ -101,6 +101,26 @@ describe('answers are read strictly', () => {
     });
     expect(answers.team).toEqual({ a: 0.67, b: 0.11, c: 0.11, d: 0.1 });
   });
+
+  it.each([
+    ['4 options summing to exactly 1.02', { a: 0.53, b: 0.17, c: 0.17, d: 0.15 }],
+    ['3 options summing to exactly 1.02', { a: 0.34, b: 0.34, c: 0.34 }],
+    ['4 options summing to exactly 0.98', { a: 0.49, b: 0.17, c: 0.17, d: 0.15 }],
+    ['6 options summing to exactly 1.03 (their tolerance)', { a: 0.2, b: 0.2, c: 0.2, d: 0.2, e: 0.13, f: 0.1 }],
+  ])('accepts %s: the tolerance is compared with a floating-point margin (issue 31)', (_case, probabilities) => {
+    const text = JSON.stringify({ model: 'jev-1.13.0', answers: { team: { type: 'choice', probabilities } } });
+    const questions = new Map([['team', Classification.of('Which team?', Object.keys(probabilities))]]);
+    const { answers } = readResponse(text, questions, { connection: 'jev', requestId: null });
+    expect(answers.team).toEqual(probabilities);
+  });
+
+  it('still refuses a sum past the tolerance by a thousandth', async () => {
+    const error = await rejection(
+      readWith({ team: { type: 'choice', probabilities: { a: 0.531, b: 0.17, c: 0.17, d: 0.15 } } }),
+    );
+    expect(error).toBeInstanceOf(MalformedEngineResponse);
+    expect(error.message).toMatch(/sum to 1\.021 instead of 1 \(±0\.02\)/);
+  });
 });
 
 describe('foreign JSON is bounded in depth and length', () => {

@@ -137,7 +137,15 @@ export function reportedUsage(text: string): Record<string, number> | null {
  * half a hundredth per option, at least 0.02 and at most 0.1.
  */
 export function sumTolerance(options: number): number {
-  return Math.min(0.1, Math.max(0.02, 0.005 * options));
+  return Math.min(0.1, Math.max(0.02, Math.round(5 * options) / 1000));
+}
+
+/**
+ * Whether probabilities summing to `sum` are within the tolerance of 1. The comparison allows floating-point error
+ * (0.53 + 0.17 + 0.17 + 0.15 is 1.0200000000000002 in doubles): a sum of exactly the stated tolerance is accepted.
+ */
+export function sumsToOne(sum: number, options: number): boolean {
+  return Math.abs(sum - 1) <= sumTolerance(options) + 1e-9;
 }
 
 /** The answer read as its Question's kind, or a phrase saying what is wrong with it. */
@@ -154,7 +162,7 @@ function readAnswer(question: Question, answer: unknown): EngineAnswer | string 
   const bad = [...given].find(([, value]) => value === null);
   if (bad) return `its probability of "${bad[0]}" is not a number between 0 and 1`;
   const sum = [...given.values()].reduce((total: number, value) => total + (value as number), 0);
-  if (Math.abs(sum - 1) > sumTolerance(given.size)) {
+  if (!sumsToOne(sum, given.size)) {
     return `its probabilities sum to ${Number(sum.toFixed(4))} instead of 1 (±${sumTolerance(given.size)})`;
   }
 

@@ -2,6 +2,7 @@
 // (../shared/llama-server; see test/support/llama-server.ts). Every answered probability is checked against the raw
 // top_logprobs the server sent, read by hand here, independently of the driver's own reading.
 import { writeFileSync, mkdirSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
 import { join } from 'node:path';
 import {
   Classification,
@@ -204,6 +205,9 @@ describe('the openai driver against llama-server', () => {
         expect(harms.of(label).probability).toBeCloseTo(expected.probabilities[0], 12);
       }
       expect(assessment.provenance.model).toBe('tiny-judge');
+      // llama-server sends no request-id header: the body's id is the request id.
+      expect(assessment.provenance.requestId).toBe(JSON.parse(exchangeOf(servers['tiny-judge'], 'abusive').text).id);
+      expect(assessment.provenance.requestId).toMatch(/^chatcmpl-/);
       expect((assessment.provenance.details.usage as { requests: number }).requests).toBe(5);
     } finally {
       await harness?.close();
@@ -242,12 +246,22 @@ describe('the openai driver against llama-server', () => {
         const labels = Array.from({ length: count }, (_, index) => `queue-${index}`);
         const question = Classification.of('Which queue?', labels);
         const before = server.exchanges.length;
-        const { answers } = await engine(server).answer(ask([['queue', question]]));
+        const { answers, provenance } = await engine(server).answer(ask([['queue', question]]));
         expect(server.exchanges.length - before).toBe(1);
-        const expected = byHand(exchangeOf(server, 'queue'), tokensOf(question));
+        const exchange = exchangeOf(server, 'queue');
+        const expected = byHand(exchange, tokensOf(question));
         probabilitiesOf(question, answers.queue).forEach((p, index) =>
           expect(p).toBeCloseTo(expected.probabilities[index], 12),
         );
+        // The models put their letter mass on A to D: from E on the options are not in the top 20, and are
+        // recorded with their bound, the 20th token's probability.
+        const unlisted = (provenance.details.unlisted as Record<string, { options: string[]; below: number }>)?.queue;
+        if (count <= 4) expect(unlisted).toBeUndefined();
+        else {
+          const entries = JSON.parse(exchange.text).choices[0].logprobs.content[0].top_logprobs;
+          expect(unlisted.options).toEqual(labels.slice(4).filter((label) => label !== 'queue-8'));
+          expect(unlisted.below).toBeCloseTo(Math.exp(entries.at(-1).logprob), 12);
+        }
       }
     }
   });
@@ -271,6 +285,26 @@ describe('the openai driver against llama-server', () => {
     expect(refused.message).toContain('Invalid API Key');
     expect(refused.message).toContain('connection "llama"');
     expect(refused.message).not.toContain('wrong-key');
+  });
+
+  it('warns once that a connection pinned to another model is answered by tiny-judge (llama-server ignores model)', async () => {
+    const warnings: string[] = [];
+    const spy = jest
+      .spyOn(Logger.prototype, 'warn')
+      .mockImplementation((line: unknown) => void warnings.push(String(JSON.stringify(line))));
+    try {
+      const pinned = engine(servers['tiny-judge'], { model: 'gpt-4o-mini-2024-07-18' });
+      const question: Array<[string, Question]> = [['flagged', Likelihood.that('Is the item damaged?')]];
+      const { provenance } = await pinned.answer(ask(question));
+      await pinned.answer(ask(question));
+      expect(provenance.model).toBe('tiny-judge');
+      const mismatch = warnings.filter((line) => line.includes('another model'));
+      expect(mismatch).toHaveLength(1);
+      expect(mismatch[0]).toContain('gpt-4o-mini-2024-07-18');
+      expect(mismatch[0]).toContain('tiny-judge');
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('fails with EngineFailed naming the connection when the server is down', async () => {

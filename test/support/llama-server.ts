@@ -81,7 +81,8 @@ export async function startLlamaServer(model: string, flags: readonly string[] =
     stop: async () => {
       if (!started.delete(server)) return;
       try {
-        process.kill(pid);
+        // SIGKILL: llama-server takes over a second to shut down on SIGTERM, and keeps nothing worth a clean exit.
+        process.kill(pid, 'SIGKILL');
         // Gone only once it no longer answers: a test of a server that is down must not reach a dying one.
         for (let waited = 0; waited < 5000; waited += 20) {
           process.kill(pid, 0);

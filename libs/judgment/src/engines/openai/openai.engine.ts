@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { Logger } from '@nestjs/common';
 import { Provenance } from '../../assessment/provenance';
 import {
   EngineNotConfigured,
@@ -13,6 +14,7 @@ import type { Engine, EngineAnswer, EngineRequest, EngineResponse } from '../eng
 import { EngineHttpClient } from '../http/engine-http.client';
 import { redact, shorten } from '../http/foreign-json';
 import { carriesUsage } from '../metering';
+import { logEntry } from '../../logging/judgment.logger';
 import type { Sleep } from '../http/request-limits';
 import { statusError, type ResponseOrigin } from '../http/status-errors';
 import { withLimitMode } from '../limits/limit-context';
@@ -73,6 +75,9 @@ export class OpenAiEngine implements Engine {
   private readonly settings: Omit<OpenAiSettings, 'key'>;
   /** The API key, to blank it out of what the server sends back (an ES private field). */
   readonly #key: string | null;
+  /** Models the server answered as that the connection does not pin, each warned about once. */
+  private readonly warnedModels = new Set<string>();
+  private readonly logger = new Logger('Judgment');
 
   constructor(
     settings: OpenAiSettings,
@@ -271,7 +276,7 @@ export class OpenAiEngine implements Engine {
     prompt: ChatPrompt,
     paid: TokenUsage[],
     check: Pick<ReadingRules, 'wordLetters' | 'askedAgainAfter'>,
-  ): Promise<CompletionReading & { readonly requestId: string | null }> {
+  ): Promise<CompletionReading> {
     const body = JSON.stringify({
       model: this.settings.model,
       messages: prompt.messages,
@@ -295,11 +300,31 @@ export class OpenAiEngine implements Engine {
     try {
       const reading = readCompletion(response.text, rules, origin, this.#key);
       paid.push(reading.usage);
-      return { ...reading, requestId: origin.requestId };
+      this.checkServedModel(reading.model);
+      return reading;
     } catch (error) {
       if (error instanceof MalformedEngineResponse) paid.push(error.usage ?? {});
       throw error;
     }
+  }
+
+  /**
+   * Warns once per model when the server answers as another model than the connection pins (llama.cpp's server
+   * ignores the model asked): a dated snapshot of the pinned alias is the same model, and Azure names the model behind
+   * a deployment, so neither is warned about. `judgment probe` reports the same as a failure.
+   */
+  private checkServedModel(served: string): void {
+    const pinned = this.settings.model;
+    if (this.settings.apiVersion !== null || this.warnedModels.has(served) || servesPinned(pinned, served)) return;
+    this.warnedModels.add(served);
+    this.logger.warn(
+      logEntry(
+        'The Engine server answers as another model than the connection pins: calibrated thresholds may not hold. ' +
+          `Pin the model it serves in engines.${this.settings.connection}.model, or point the connection at the ` +
+          'server of the pinned model.',
+        { connection: this.settings.connection, pinned, served },
+      ),
+    );
   }
 
   /** One Provenance for the round: the model as served, fingerprints, request ids, summed usage, coverage. */
@@ -314,6 +339,14 @@ export class OpenAiEngine implements Engine {
       return again === null ? [] : [[key, { letterShare: round(again.letterShare), firstRequestId: again.requestId }]];
     });
     const requests = readings.reduce((total, reading) => total + reading.requests, 0);
+    // Options read as 0 because the list left them out, with what is known of them.
+    const unlisted = asked.flatMap(([key, question], index) => {
+      const absent = readings[index].unlisted;
+      if (absent === null) return [];
+      const names = optionNames(question);
+      const options = absent.options.map((position) => names[position]);
+      return [[key, { options, below: absent.below, atMost: round(absent.atMost) }]];
+    });
     return new Provenance(this.settings.connection, readings[0].model, requestIds[0] ?? null, {
       usage: { ...sumUsage(readings.map((reading) => reading.usage)), requests },
       models: distinct(readings.map((reading) => reading.model)),
@@ -321,9 +354,27 @@ export class OpenAiEngine implements Engine {
       requestIds: byKey((reading) => reading.requestId),
       coverage: byKey((reading) => round(reading.coverage)),
       masses: byKey((reading) => reading.masses.map(round)),
+      ...(unlisted.length === 0 ? {} : { unlisted: Object.fromEntries(unlisted) }),
       ...(askedAgain.length === 0 ? {} : { askedAgain: Object.fromEntries(askedAgain) }),
       ...(this.settings.temperatureScaling === null ? {} : { temperatureScaling: this.settings.temperatureScaling }),
     });
+  }
+}
+
+/** Whether a server answering as `served` serves the `pinned` model: the same name, or a dated snapshot of it. */
+export function servesPinned(pinned: string, served: string): boolean {
+  return served === pinned || served.startsWith(`${pinned}-`);
+}
+
+/** A Question's options as its answer names them: yes and no, the labels, or the levels. */
+function optionNames(question: Question): readonly string[] {
+  switch (question.kind) {
+    case 'likelihood':
+      return ['yes', 'no'];
+    case 'classification':
+      return question.options();
+    case 'rating':
+      return question.levels;
   }
 }
 

@@ -2,7 +2,16 @@ import { MalformedEngineResponse } from '../../errors';
 import { redact, shorten, tokenCounts } from '../http/foreign-json';
 import { describeOrigin, errorReason, type ResponseOrigin } from '../http/status-errors';
 import { isObject, parseObject } from '../jev/jev.wire';
-import { letterShare, optionDistribution, type OptionDistribution, type TokenLogprob } from './option-distribution';
+import {
+  distinctEntries,
+  letterShare,
+  listedMass,
+  optionDistribution,
+  PLACEHOLDER_LOGPROB,
+  SUM_TOLERANCE,
+  type OptionDistribution,
+  type TokenLogprob,
+} from './option-distribution';
 
 /** Tokens one answer reported (`prompt_tokens`, `completion_tokens`): whole numbers of 0 or more, else left out. */
 export type TokenUsage = Readonly<{ input_tokens?: number; output_tokens?: number }>;
@@ -11,6 +20,8 @@ export type TokenUsage = Readonly<{ input_tokens?: number; output_tokens?: numbe
 export interface CompletionReading extends OptionDistribution {
   /** The model as the server named it (a versioned id when the server resolves aliases). */
   readonly model: string;
+  /** The request id: the response's header when it had one, else the body's `id` (llama.cpp sends no header). */
+  readonly requestId: string | null;
   readonly systemFingerprint: string | null;
   readonly usage: TokenUsage;
   /**
@@ -38,19 +49,23 @@ export interface ReadingRules {
 }
 
 /**
- * Reads a 2xx Chat Completions body strictly: exactly one choice, the first output token's `top_logprobs`, and enough
- * of their mass on the answer tokens. Throws MalformedEngineResponse naming the connection, the request and what was
- * wrong — never a guessed or uniform distribution — with the usage the answer reported (it was paid for). `secret`
- * (the API key) is blanked out of every string taken from the body, and those strings are shortened.
+ * Reads a 2xx Chat Completions body strictly: exactly one choice, the first output token's `top_logprobs` — real
+ * log-probabilities that sum to at most 1 — and enough of their mass on the answer tokens, none of the options left
+ * out of the list where what it leaves could outweigh the likeliest. Throws MalformedEngineResponse naming the
+ * connection, the request and what was wrong — never a guessed or uniform distribution — with the usage the answer
+ * reported (it was paid for). `secret` (the API key) is blanked out of every string taken from the body, and those
+ * strings are shortened.
  */
 export function readCompletion(
   text: string,
   rules: ReadingRules,
-  origin: ResponseOrigin,
+  given: ResponseOrigin,
   secret: string | null = null,
 ): CompletionReading {
   const body = parseObject(redact(text, secret));
   const usage = completionUsage(body?.usage);
+  const bodyId = typeof body?.id === 'string' && body.id !== '' ? shorten(body.id, MAX_NAME) : null;
+  const origin = { ...given, requestId: given.requestId ?? bodyId };
   const fail = (reason: string) => {
     const error = new MalformedEngineResponse(
       `The answer to Question "${rules.key}" is unreadable (${describeOrigin(origin)}): ${reason}.`,
@@ -74,6 +89,25 @@ export function readCompletion(
     );
   }
   if (typeof first === 'string') throw fail(first);
+  const placeholder = first.find(({ logprob }) => logprob <= PLACEHOLDER_LOGPROB);
+  if (placeholder) {
+    throw fail(
+      `its top_logprobs hold placeholder log-probabilities (${placeholder.logprob} for ` +
+        `${JSON.stringify(shorten(placeholder.token, 40))}), not real ones: the server does not report the ` +
+        'probabilities of its top tokens. Use a server or model that does',
+    );
+  }
+  const total = listedMass(first);
+  if (total > 1 + SUM_TOLERANCE) {
+    const listed = distinctEntries(first)
+      .slice(0, 5)
+      .map(({ token, logprob }) => `${JSON.stringify(shorten(token, 40))} ${Math.exp(logprob).toFixed(3)}`)
+      .join(', ');
+    throw fail(
+      `its top_logprobs are not a distribution: their probabilities sum to ${total.toFixed(3)} (${listed}), more ` +
+        'than 1. The server reports something other than log-probabilities',
+    );
+  }
   const distribution = optionDistribution(first, rules.tokens, rules.temperature);
   const coverage = distribution?.coverage ?? 0;
   if (distribution === null || coverage < rules.minCoverage) {
@@ -92,6 +126,16 @@ export function readCompletion(
         `${seen || 'none'}). The model did not answer in the asked form; minCoverage sets the threshold`,
     );
   }
+  const { unlisted, masses } = distribution;
+  if (unlisted !== null && unlisted.atMost > Math.max(...masses)) {
+    const likeliest = masses.indexOf(Math.max(...masses));
+    throw fail(
+      `its ${first.length} top_logprobs leave out the options ${unlisted.options.map((at) => rules.tokens[at]).join(', ')}, ` +
+        `and the ${unlisted.atMost.toFixed(3)} of probability the list leaves could make one of them likelier than ` +
+        `${rules.tokens[likeliest]} (${masses[likeliest].toFixed(3)}). Ask for more entries ` +
+        `(engines.${origin.connection}.topLogprobs; the server returned ${first.length}), or offer fewer options`,
+    );
+  }
   const share = rules.wordLetters ? letterShare(first, rules.tokens) : null;
   const fingerprint = body.system_fingerprint;
   return {
@@ -99,6 +143,7 @@ export function readCompletion(
     letterShare: share,
     inDoubt: share !== null && share < rules.minCoverage,
     model: shorten(redact(model, secret), MAX_NAME),
+    requestId: origin.requestId,
     systemFingerprint:
       typeof fingerprint === 'string' && fingerprint !== '' ? shorten(redact(fingerprint, secret), MAX_NAME) : null,
     usage,
@@ -133,13 +178,18 @@ function firstToken(choice: unknown, secret: string | null): TokenLogprob[] | st
   if (!Array.isArray(top) || top.length === 0) return null;
   const entries: TokenLogprob[] = [];
   for (const entry of top) {
-    const { token, logprob } = (isObject(entry) ? entry : {}) as { token?: unknown; logprob?: unknown };
+    const { token, logprob, id } = (isObject(entry) ? entry : {}) as {
+      token?: unknown;
+      logprob?: unknown;
+      id?: unknown;
+    };
     if (typeof token !== 'string' || typeof logprob !== 'number' || !(logprob <= 1e-6)) {
       const held =
         typeof logprob === 'number' ? `a log-probability of ${logprob}` : `a ${describe(logprob)} log-probability`;
       return `its top_logprobs hold an entry with ${describe(token)} token and ${held}, not a token with a log-probability of 0 or less`;
     }
-    entries.push({ token: redact(token, secret), logprob: Math.min(logprob, 0) });
+    const tokenId = typeof id === 'number' && Number.isSafeInteger(id) ? { id } : {};
+    entries.push({ token: redact(token, secret), logprob: Math.min(logprob, 0), ...tokenId });
   }
   return entries;
 }

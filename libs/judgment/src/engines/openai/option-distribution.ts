@@ -20,7 +20,26 @@ export interface OptionDistribution {
   readonly masses: readonly number[];
   /** Total mass on the option tokens: how much of the model's answer fell on the options at all. */
   readonly coverage: number;
+  /**
+   * The options none of whose spellings is in the list (read as 0), with what is known of them: each of their tokens
+   * is `below` the last listed token's probability, and together they hold `atMost` what the list leaves (1 − its
+   * sum). Null when every option is listed.
+   */
+  readonly unlisted: UnlistedOptions | null;
 }
+
+/** Options absent from a top_logprobs list, and the bounds on their mass. */
+export interface UnlistedOptions {
+  /** Their positions in option order. */
+  readonly options: readonly number[];
+  readonly below: number;
+  readonly atMost: number;
+}
+
+/** Log-probabilities at or below this are placeholders (some providers send −9999 for every token but the top). */
+export const PLACEHOLDER_LOGPROB = -1000;
+/** How far past 1 a top_logprobs list may sum (rounding) before it is refused as not a distribution. */
+export const SUM_TOLERANCE = 0.01;
 
 /**
  * A token as an option answer: surrounding whitespace (also the tokenizers' space markers `Ġ` and `▁`) and trailing
@@ -60,13 +79,31 @@ export function optionDistribution(
 ): OptionDistribution | null {
   const index = new Map(options.map((option, position) => [foldToken(option), position]));
   const masses = options.map(() => 0);
-  for (const { token, logprob } of distinctEntries(entries)) {
+  const listed = options.map(() => false);
+  const distinct = distinctEntries(entries);
+  for (const { token, logprob } of distinct) {
     const position = index.get(foldToken(token));
-    if (position !== undefined) masses[position] += Math.exp(logprob);
+    if (position === undefined) continue;
+    masses[position] += Math.exp(logprob);
+    listed[position] = true;
   }
   const coverage = masses.reduce((sum, mass) => sum + mass, 0);
   if (!(coverage > 0)) return null;
-  return { probabilities: scaledShares(masses, temperature), masses, coverage: Math.min(coverage, 1) };
+  const absent = listed.flatMap((seen, position) => (seen ? [] : [position]));
+  const unlisted =
+    absent.length === 0
+      ? null
+      : {
+          options: absent,
+          below: Math.min(...distinct.map(({ logprob }) => Math.exp(logprob))),
+          atMost: Math.max(0, 1 - listedMass(distinct)),
+        };
+  return { probabilities: scaledShares(masses, temperature), masses, coverage: Math.min(coverage, 1), unlisted };
+}
+
+/** The probability the entries hold together, each token once (`distinctEntries`). */
+export function listedMass(entries: readonly TokenLogprob[]): number {
+  return distinctEntries(entries).reduce((sum, { logprob }) => sum + Math.exp(logprob), 0);
 }
 
 /**

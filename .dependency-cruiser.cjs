@@ -52,7 +52,12 @@ const LAYERS = [
   // The module wiring sits under the kits: JudgmentTestingModule builds on JudgmentModule.
   {
     name: 'wiring',
-    folders: ['judgment\\.module\\.ts$', 'judgment\\.startup\\.ts$', 'judgment\\.env\\.ts$'],
+    folders: [
+      'judgment\\.module\\.ts$',
+      'judgment-core\\.module\\.ts$',
+      'judgment\\.startup\\.ts$',
+      'judgment\\.env\\.ts$',
+    ],
   },
   { name: 'entry-points', folders: ['http/', 'cli/', 'testing/', 'drivers/', 'simulator/', 'index\\.ts$'] },
 ];

@@ -1,9 +1,22 @@
 // Nest conventions of the module: like @nestjs/typeorm, the root module's core is global, so a feature module that
 // imports JudgmentModule.forFeature([...]) can inject the Judge and the other services.
-import { Injectable, Module } from '@nestjs/common';
+import { type DynamicModule, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AssessmentRecords, Calibration, Judge, Judgment, JudgmentModule, Likelihood } from 'nestjs-judgment';
+import * as root from 'nestjs-judgment';
+import {
+  AnswerSource,
+  AssessmentRecords,
+  Calibration,
+  Judge,
+  Judgment,
+  JudgmentModule,
+  Likelihood,
+} from 'nestjs-judgment';
+import * as drivers from 'nestjs-judgment/drivers';
+import * as http from 'nestjs-judgment/http';
+import * as testing from 'nestjs-judgment/testing';
+import { JUDGMENT_EXPORTS, JudgmentCoreModule } from './judgment-core.module';
 
 @Judgment({ name: 'feature-note' })
 class FeatureNote implements Judgment {
@@ -58,4 +71,34 @@ it('a service of a feature module injects Judge, AssessmentRecords and Calibrati
   } finally {
     await app.close();
   }
+});
+
+describe('the module split', () => {
+  const core = () => JudgmentModule.forRoot({ engine: 'mock', engines: { mock: { driver: 'mock' } } }).imports?.[0];
+
+  it('imports a global core module, as @nestjs/typeorm does, that exports the services of JUDGMENT_EXPORTS', () => {
+    const root = JudgmentModule.forRoot({});
+    expect(root.module).toBe(JudgmentModule);
+    expect(root.providers ?? []).toEqual([]);
+    expect(core()).toMatchObject({ module: JudgmentCoreModule, global: true, exports: [...JUDGMENT_EXPORTS] });
+  });
+
+  it('exports by DI exactly the services the entry points export: each one injectable, none left out', () => {
+    const exported = new Set<unknown>(
+      [root, drivers, testing, http].flatMap((entry) => Object.values(entry as Record<string, unknown>)),
+    );
+    for (const service of JUDGMENT_EXPORTS)
+      expect({ service: service.name, exported: exported.has(service) }).toEqual({
+        service: service.name,
+        exported: true,
+      });
+    const provided = ((core() as DynamicModule).providers ?? []).map((provider) =>
+      typeof provider === 'function' ? provider : (provider as { provide: unknown }).provide,
+    );
+    // AnswerSource is the Engine boundary's seam: tests override it (overrideProvider); nobody injects it.
+    const injectable = provided.filter((token) => exported.has(token) && token !== AnswerSource);
+    expect(injectable.map((token) => (token as Function).name).sort()).toEqual(
+      JUDGMENT_EXPORTS.map((service) => service.name).sort(),
+    );
+  });
 });

@@ -1,11 +1,11 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { JudgmentChecks } from './checks/judgment-checks.service';
 import { judgmentMetadata } from './definition/judgment.decorator';
 import { describeFinding, JudgmentCheckFailed } from './errors';
 import { JudgmentRegistry } from './registry/judgment.registry';
 import { AnswerSource } from './judge/answer-source';
 import { RecordWriter } from './persistence/record.writer';
-import { JudgmentLogger, logEntry } from './logging/judgment.logger';
+import { JudgmentLogger } from './logging/judgment.logger';
 import { CalibrationGuard } from './recording/calibration.guard';
 import { Recorder } from './recording/recorder';
 
@@ -18,9 +18,6 @@ import { Recorder } from './recording/recorder';
  */
 @Injectable()
 export class JudgmentStartupCheck implements OnApplicationBootstrap {
-  // Written even when `log` is false: it warns about the app's declarations, like an error would.
-  private readonly logger = new Logger('Judgment');
-
   constructor(
     private readonly answers: AnswerSource,
     private readonly registry: JudgmentRegistry,
@@ -41,11 +38,10 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
     const report = this.checks.run();
     if (report.failures > 0) throw new JudgmentCheckFailed(report);
     if (report.warnings > 0) {
-      this.logger.warn(
-        logEntry(
-          `judgment check: ${report.warnings} Question${report.warnings === 1 ? '' : 's'} may mislead; run \`judgment check\` for the fixes.`,
-          { warnings: report.findings.map(describeFinding) },
-        ),
+      // Written even when `log` is false: it warns about the app's declarations, like an error would.
+      this.judgmentLogger.configurationWarning(
+        `judgment check: ${report.warnings} Question${report.warnings === 1 ? '' : 's'} may mislead; run \`judgment check\` for the fixes.`,
+        { warnings: report.findings.map(describeFinding) },
       );
     }
     for (const problem of this.guard.problems((cls) => this.recorder.decisionOf(cls))) {

@@ -1,9 +1,9 @@
-import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy, Optional } from '@nestjs/common';
 import { WorkerHost } from '@nestjs/bullmq';
-import type { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
+import { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Assessment } from '../assessment/assessment';
-import type { EngineManager } from '../engines/engine.manager';
+import { EngineManager } from '../engines/engine.manager';
 import { withLimitMode } from '../engines/limits/limit-context';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
@@ -17,14 +17,16 @@ import {
   UnknownJudgmentName,
   UnrebuildableAssessment,
 } from '../errors';
-import type { Judge } from '../judge/judge.service';
+import { Judge } from '../judge/judge.service';
 import { type PaidAnswers, paidAnswersOf } from '../judge/judge.types';
-import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
-import type { ReviewDeadlines } from '../review/review-deadlines.service';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
+import type { ResolvedJudgmentOptions, ResolvedQueueOptions } from '../judgment.options';
+import { JudgmentLogger, describeError } from '../logging/judgment.logger';
+import { ReviewDeadlines } from '../review/review-deadlines.service';
 import { SpanKind, contextFromCarrier, inSpan, traceCarrier } from '../telemetry/judgment.tracing';
-import type { AssessRun, AssessStep, JudgmentJobs } from './judgment.jobs';
+import { type AssessRun, type AssessStep, JudgmentJobs } from './judgment.jobs';
 import { isOutage, outageWait } from './outage';
-import type { ResolvedQueueOptions } from '../judgment.options';
+import { ASSESS_QUEUE, DECIDE_QUEUE, JUDGMENT_WORKERS_DISABLED } from './queue.constants';
 import {
   type AssessCheckpoint,
   type AnsweredColumns,
@@ -37,13 +39,28 @@ import {
   messagingAttributes,
 } from './queue.jobs-data';
 
-/** When a processor's worker starts: once the app's event listeners are subscribed (`readiness`), or never. */
-export interface WorkerStart {
+/** What every processor is given: the queue options, the jobs it runs, and when its worker starts. */
+@Injectable()
+export class ProcessorContext {
+  readonly options: ResolvedQueueOptions;
+  /** Resolves once the app's event listeners are subscribed; null without EventEmitterModule. */
   readonly readiness: EventEmitterReadinessWatcher | null;
   /** True in the `judgment` command line's context (JUDGMENT_WORKERS_DISABLED): no command consumes a job. */
   readonly disabled: boolean;
-  /** The Engines, whose retry waits are cancelled before the worker closes (so closing never waits them out). */
-  readonly engines: EngineManager | null;
+
+  constructor(
+    @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
+    readonly jobs: JudgmentJobs,
+    readonly logger: JudgmentLogger,
+    /** The Engines, whose retry waits are cancelled before a worker closes (so closing never waits them out). */
+    readonly engines: EngineManager,
+    @Optional() readiness?: EventEmitterReadinessWatcher,
+    @Optional() @Inject(JUDGMENT_WORKERS_DISABLED) disabled?: boolean,
+  ) {
+    this.options = options.queue;
+    this.readiness = readiness ?? null;
+    this.disabled = disabled === true;
+  }
 }
 
 /**
@@ -52,31 +69,34 @@ export interface WorkerStart {
  * could not renew) are logged instead of crashing the process, and it closes in onModuleDestroy, so running jobs
  * finish, and chain their decide job, before the queues close in onApplicationShutdown.
  */
+@Injectable()
 abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
-  constructor(
-    protected readonly options: ResolvedQueueOptions,
-    protected readonly jobs: JudgmentJobs,
-    protected readonly logger: JudgmentLogger,
-    private readonly start: WorkerStart,
-  ) {
+  protected readonly options: ResolvedQueueOptions;
+  protected readonly jobs: JudgmentJobs;
+  protected readonly logger: JudgmentLogger;
+
+  constructor(private readonly context: ProcessorContext) {
     super();
+    this.options = context.options;
+    this.jobs = context.jobs;
+    this.logger = context.logger;
   }
 
   onApplicationBootstrap(): void {
-    if (this.start.disabled) return;
+    if (this.context.disabled) return;
     const report = (error: Error) =>
       this.logger.warn('Judgment queue worker error.', { queue: this.worker.name, exception: describeError(error) });
     this.worker.on('error', report);
     const start = () => {
       if (!this.worker.closing) this.worker.run().catch(report);
     };
-    const { readiness } = this.start;
+    const { readiness } = this.context;
     if (readiness) void readiness.waitUntilReady().then(start, report);
     else start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.start.engines?.shutdown();
+    this.context.engines.shutdown();
     // A job the rate limit refuses while this worker closes (or just before) is given back to the queue, and BullMQ
     // would then wait the whole pause in this worker (a wait close() does not cancel) before close() resolves. Once
     // closing, no rate-limit wait: the pause is kept on the queue, for the other workers.
@@ -130,17 +150,15 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
  * with a derived id: a retried or stalled job resumes at the checkpoint (no second Engine round), and cannot chain
  * twice.
  */
+@Injectable()
 export class AssessProcessor extends JudgmentWorkerHost {
   constructor(
-    options: ResolvedQueueOptions,
-    jobs: JudgmentJobs,
-    logger: JudgmentLogger,
-    start: WorkerStart,
-    private readonly decideQueue: Queue,
+    context: ProcessorContext,
     private readonly judge: Judge,
-    private readonly assessQueue: Queue,
+    @Inject(ASSESS_QUEUE) private readonly assessQueue: Queue,
+    @Inject(DECIDE_QUEUE) private readonly decideQueue: Queue,
   ) {
-    super(options, jobs, logger, start);
+    super(context);
   }
 
   process(job: Job<AssessJobData>, token?: string): Promise<AssessStep> {
@@ -206,7 +224,12 @@ export class AssessProcessor extends JudgmentWorkerHost {
  * retry can mend (an UnrebuildableAssessment, a deleted Subject, a Judgment no longer registered or without a default
  * Decision) fails the job at once.
  */
+@Injectable()
 export class DecideProcessor extends JudgmentWorkerHost {
+  constructor(context: ProcessorContext) {
+    super(context);
+  }
+
   process(job: Job<DecideJobData>, token?: string): Promise<{ record: number; outcome: Outcome }> {
     return this.inJobSpan(job, () =>
       this.ridingOutages(job, token, async () => {
@@ -227,15 +250,13 @@ const MIN_RATE_LIMIT_PAUSE_MS = 250;
  * Review). A job that runs before the deadline (clocks differ) is moved back to the deadline; one whose record was
  * resolved meanwhile ends with nothing to do. An unknown or changed Decision fails the job at once.
  */
+@Injectable()
 export class ReviewExpiryProcessor extends JudgmentWorkerHost {
   constructor(
-    options: ResolvedQueueOptions,
-    jobs: JudgmentJobs,
-    logger: JudgmentLogger,
-    start: WorkerStart,
+    context: ProcessorContext,
     private readonly deadlines: ReviewDeadlines,
   ) {
-    super(options, jobs, logger, start);
+    super(context);
   }
 
   async process(job: Job<ExpireJobData>, token?: string): Promise<{ record: number; expired: boolean }> {

@@ -1,9 +1,10 @@
-import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import IORedis from 'ioredis';
-import type { EngineManager } from '../engines/engine.manager';
+import { EngineManager } from '../engines/engine.manager';
 import { queueWindowMs } from '../engines/limits/connection-limits';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
+import { ASSESS_QUEUE } from './queue.constants';
 
 /**
  * The Redis connection the connections' limits are counted on when the queue is enabled and `limiter.redis` is not
@@ -31,9 +32,10 @@ export class QueueLimitRedis implements OnApplicationShutdown {
  * Applies the default connection's request limit to the assess queue as BullMQ's global rate limit (kept in Redis, so
  * every worker on the queue obeys it together), or removes a global rate limit left from an earlier configuration.
  */
+@Injectable()
 export class AssessQueueLimit implements OnApplicationBootstrap {
   constructor(
-    private readonly assessQueue: Queue,
+    @Inject(ASSESS_QUEUE) private readonly assessQueue: Queue,
     private readonly engines: EngineManager,
   ) {}
 

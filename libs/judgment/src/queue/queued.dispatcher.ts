@@ -1,25 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import type { OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { DispatchOptions, DispatchStrategy } from '../judge/judge.types';
 import { SpanKind, inSpan, traceCarrier } from '../telemetry/judgment.tracing';
-import type { JudgmentJobs } from './judgment.jobs';
-import type { ResolvedQueueOptions } from '../judgment.options';
+import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
+import type { ResolvedJudgmentOptions, ResolvedQueueOptions } from '../judgment.options';
+import { JudgmentJobs } from './judgment.jobs';
+import { ASSESS_QUEUE } from './queue.constants';
 import { type AssessJobData, KEEP_JOBS, assessJobId, messagingAttributes } from './queue.jobs-data';
 
 /**
  * Dispatches on BullMQ: one assess job per Judgment (named after the Judgment), with the configured attempts and
  * backoff. `options.queue` sends it to another assess queue on the same connection, for the workers an app runs there.
  */
+@Injectable()
 export class QueuedDispatch implements DispatchStrategy, OnApplicationShutdown {
   private readonly otherQueues = new Map<string, Queue>();
+  private readonly options: ResolvedQueueOptions;
 
   constructor(
-    private readonly options: ResolvedQueueOptions,
-    private readonly assessQueue: Queue,
+    @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
+    @Inject(ASSESS_QUEUE) private readonly assessQueue: Queue,
     private readonly jobs: JudgmentJobs,
-  ) {}
+  ) {
+    this.options = options.queue;
+  }
 
   /** Queues the assess job in a PRODUCER span whose context travels in the job's data. */
   async dispatch(judgment: Judgment, options: DispatchOptions): Promise<string> {

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { AnswerSource } from '../judge/answer-source';
 import { JUDGMENT_OPTIONS_TYPE } from '../judgment.module-definition';
-import { JudgmentModule } from '../judgment.module';
+import { JudgmentCoreModule } from '../judgment-core.module';
 import { FakeJudge } from './fake-judge';
 import type { JudgmentScripts } from './scripts';
 
@@ -19,17 +19,21 @@ export type JudgmentTestingOptions = typeof JUDGMENT_OPTIONS_TYPE & {
 @Module({})
 export class JudgmentTestingModule {
   static forRoot({ scripts = {}, ...options }: JudgmentTestingOptions = {}): DynamicModule {
-    const definition = JudgmentModule.forRoot(options);
+    const core = JudgmentCoreModule.forRoot(options);
     const fake = new FakeJudge(scripts);
     return {
-      ...definition,
       module: JudgmentTestingModule,
-      providers: [
-        ...(definition.providers ?? []).filter((provider) => !providesAnswerSource(provider)),
-        { provide: AnswerSource, useValue: fake },
-        { provide: FakeJudge, useValue: fake },
+      imports: [
+        {
+          ...core,
+          providers: [
+            ...(core.providers ?? []).filter((provider) => !providesAnswerSource(provider)),
+            { provide: AnswerSource, useValue: fake },
+            { provide: FakeJudge, useValue: fake },
+          ],
+          exports: [...(core.exports ?? []), FakeJudge],
+        },
       ],
-      exports: [...(definition.exports ?? []), FakeJudge],
     };
   }
 }

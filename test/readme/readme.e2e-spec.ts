@@ -269,7 +269,11 @@ describe('the README examples', () => {
 
   it('openai.config: OpenAI, Azure, vLLM, llama.cpp and Ollama connections; the default one asked over HTTP', async () => {
     const openai = await startOpenAiSimulator({ apiKey: KEY, model: 'gpt-4o-mini-2024-07-18' });
-    Object.assign(process.env, { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: openai.url, AZURE_OPENAI_API_KEY: 'azure-test-key' });
+    Object.assign(process.env, {
+      OPENAI_API_KEY: KEY,
+      OPENAI_BASE_URL: openai.url,
+      AZURE_OPENAI_API_KEY: 'azure-test-key',
+    });
     let configured: INestApplicationContext | undefined;
     try {
       const { openAiOptions } = await import('./openai.config');

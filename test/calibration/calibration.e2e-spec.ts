@@ -181,6 +181,23 @@ describe('Calibration', () => {
       expect(stubLog.requests).toHaveLength(0);
     });
 
+    it("stops on a case whose Evidence is above the round's size limit, before asking any Engine", async () => {
+      const other = await calibrationApp(DATABASE, { maxEvidenceBytes: 2_000 });
+      try {
+        const run = other.app
+          .get(Calibration)
+          .for(RefundAbuse)
+          .cases([caseOf('abusive=0.1', 'approve'), caseOf('x'.repeat(2_000), 'approve')])
+          .run();
+        await expect(run).rejects.toThrow(
+          /The Evidence of refund-abuse \(the case at index 1\) is 2,\d{3} bytes as JSON, above the limit of 2,000/,
+        );
+        expect(stubLog.requests).toHaveLength(0);
+      } finally {
+        await other.app.close();
+      }
+    });
+
     it('stops on a truth given for something that is not a Likelihood', async () => {
       const run = calibration
         .for(RefundAbuse)

@@ -48,6 +48,7 @@ const DEFAULTS: JudgmentModuleOptions = {
   persistence: { enabled: true, required: true, evidence: true, retentionDays: 365 },
   log: true,
   strictEvidencePaths: false,
+  maxEvidenceBytes: 1_048_576,
   environment: undefined,
 };
 
@@ -79,6 +80,7 @@ const VARIABLES: Array<[string, string, string, unknown]> = [
   ['JUDGMENT_RETENTION_DAYS', '30', 'persistence.retentionDays', 30],
   ['JUDGMENT_LOG', 'false', 'log', false],
   ['JUDGMENT_STRICT_EVIDENCE_PATHS', 'true', 'strictEvidencePaths', true],
+  ['JUDGMENT_MAX_EVIDENCE_BYTES', '65536', 'maxEvidenceBytes', 65_536],
 ];
 
 function read(env: Env, path: string): unknown {

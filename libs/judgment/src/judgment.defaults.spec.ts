@@ -115,6 +115,7 @@ describe("the README's Configuration tables", () => {
       JUDGMENT_RETENTION_DAYS: fromEnv.persistence.retentionDays,
       JUDGMENT_LOG: fromEnv.log,
       JUDGMENT_STRICT_EVIDENCE_PATHS: fromEnv.strictEvidencePaths,
+      JUDGMENT_MAX_EVIDENCE_BYTES: fromEnv.maxEvidenceBytes,
       JUDGMENT_QUEUE_TRIES: queue.attempts,
       JUDGMENT_QUEUE_DECIDE_TRIES: queue.decideAttempts,
     };

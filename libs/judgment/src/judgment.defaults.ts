@@ -11,6 +11,11 @@ export const JUDGMENT_DEFAULTS = {
   throwOnFailure: true,
   log: true,
   strictEvidencePaths: false,
+  /**
+   * Largest Evidence of one round, in UTF-8 bytes of its canonical JSON (`JUDGMENT_MAX_EVIDENCE_BYTES`): 1 MiB, above
+   * what Jev reads in one round even in its long-context mode (about 262k tokens).
+   */
+  maxEvidenceBytes: 1_048_576,
   persistence: {
     enabled: true,
     required: true,

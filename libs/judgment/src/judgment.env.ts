@@ -8,6 +8,7 @@ import {
   DEFAULT_RETENTION_DAYS,
   DEFAULT_RETRIES,
   DEFAULT_TIMEOUT_SECONDS,
+  JUDGMENT_DEFAULTS,
 } from './judgment.defaults';
 import type { ConnectionLimits, EngineConnectionOptions, JudgmentModuleOptions } from './judgment.options';
 
@@ -39,6 +40,7 @@ export function judgmentOptionsFromEnv(env: Env = process.env): JudgmentModuleOp
     },
     log: read.boolean('JUDGMENT_LOG') ?? true,
     strictEvidencePaths: read.boolean('JUDGMENT_STRICT_EVIDENCE_PATHS') ?? false,
+    maxEvidenceBytes: read.integer('JUDGMENT_MAX_EVIDENCE_BYTES', { min: 1 }) ?? JUDGMENT_DEFAULTS.maxEvidenceBytes,
     ...(read.string('JUDGMENT_LIMIT_MAX_WAIT') !== undefined
       ? { limiter: { maxWait: read.number('JUDGMENT_LIMIT_MAX_WAIT', { min: 0 }) } }
       : {}),

@@ -153,6 +153,11 @@ export interface JudgmentModuleOptions {
    * logged and each such attempt's record notes the path.
    */
   strictEvidencePaths?: boolean;
+  /**
+   * Largest Evidence one round may show, in UTF-8 bytes of its JSON (default 1 MiB, 1048576): larger Evidence is
+   * refused with InvalidEvidence before any Engine call. `@Judgment({ maxEvidenceBytes })` overrides it per Judgment.
+   */
+  maxEvidenceBytes?: number;
 }
 
 /** BullMQ worker settings passed through to both processors' workers (see BullMQ's WorkerOptions). */
@@ -292,6 +297,8 @@ export interface ResolvedJudgmentOptions {
   readonly log: boolean;
   /** Refuse rounds whose questions name (in backticks) an Evidence path the Evidence does not have. */
   readonly strictEvidencePaths: boolean;
+  /** The Evidence size limit of a round, in bytes of JSON (a Judgment's own `maxEvidenceBytes` wins). */
+  readonly maxEvidenceBytes: number;
   /** The app's ResolutionPolicy class, or null (then every reviewer is refused). */
   readonly resolutionPolicy: Type<object> | null;
   readonly calibration: ResolvedCalibration;
@@ -333,6 +340,7 @@ export function resolveJudgmentOptions(
     }),
     log: flag(given.log, 'log', defaults.log),
     strictEvidencePaths: flag(given.strictEvidencePaths, 'strictEvidencePaths', defaults.strictEvidencePaths),
+    maxEvidenceBytes: maxEvidenceBytes(given.maxEvidenceBytes),
     resolutionPolicy: resolutionPolicy(given.resolutionPolicy),
     calibration: Object.freeze({
       concurrency: calibrationConcurrency(calibration.concurrency),
@@ -476,6 +484,17 @@ function resolutionPolicy(value: unknown): Type<object> | null {
     );
   }
   return value as Type<object>;
+}
+
+function maxEvidenceBytes(value: unknown): number {
+  if (value === undefined) return JUDGMENT_DEFAULTS.maxEvidenceBytes;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new InvalidConfiguration(
+      `The module option maxEvidenceBytes must be a whole number of bytes above 0 (default ` +
+        `${JUDGMENT_DEFAULTS.maxEvidenceBytes}); got ${JSON.stringify(value)}.`,
+    );
+  }
+  return value;
 }
 
 function calibrationConcurrency(value: unknown): number {

@@ -10,7 +10,7 @@ import { EngineManager } from '../engines/engine.manager';
 import { withLimitMode } from '../engines/limits/limit-context';
 import { EngineFailed, InvalidCalibration, InvalidSuggestion, NoDefaultDecision } from '../errors';
 import { decisionThresholds } from '../decision/thresholds';
-import { prepareEvidence } from '../definition/evidence';
+import { checkEvidenceSize, prepareEvidence } from '../definition/evidence';
 import { fingerprint } from '../fingerprint/fingerprint';
 import { ask } from '../judge/ask';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
@@ -67,6 +67,8 @@ interface CalibrationPlan<J extends Judgment> {
 interface CalibrationServices {
   readonly engines: EngineManager;
   readonly attempts: Recorder;
+  /** The module's Evidence size limit of a round (`maxEvidenceBytes`). */
+  readonly maxEvidenceBytes: number;
   dataSource(): DataSource | null;
 }
 
@@ -126,6 +128,7 @@ export class Calibration {
     this.services = {
       engines,
       attempts,
+      maxEvidenceBytes: options.maxEvidenceBytes,
       dataSource: () => rows.dataSource(),
     };
   }
@@ -291,7 +294,9 @@ export class CalibrationBuilder<J extends Judgment> {
       );
     }
     const decisions = this.resolveDecisions(name);
-    const prepared = cases.map((labelled, index) => prepare(labelled, index, decisions));
+    const prepared = cases.map((labelled, index) =>
+      prepare(labelled, index, decisions, this.services.maxEvidenceBytes),
+    );
 
     const connections = this.plan.engines ?? [null];
     const tasks = connections.flatMap((connection) =>
@@ -434,8 +439,12 @@ function prepare<J extends Judgment>(
   labelled: LabelledCase<J>,
   index: number,
   decisions: readonly ResolvedDecision[],
+  maxEvidenceBytes: number,
 ): PreparedCase<J> {
   const name = judgmentName(labelled.judgment);
+  // Every case is checked before the first is asked: an oversize one stops the run before anything is paid.
+  const limit = judgmentMetadata(labelled.judgment.constructor).maxEvidenceBytes ?? maxEvidenceBytes;
+  checkEvidenceSize(`${name} (the case at index ${index})`, prepareEvidence(labelled.evidence), limit);
   const questions = readQuestions(name, labelled.judgment.questions());
   const at = `The case at index ${index}`;
   for (const { metadata } of decisions) {

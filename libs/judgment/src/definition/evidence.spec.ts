@@ -155,3 +155,80 @@ describe('the evidence fingerprint', () => {
     expect(prepareEvidence(marked).untrustedPaths).not.toEqual(prepareEvidence(evidence()).untrustedPaths);
   });
 });
+
+describe('Evidence that JSON would flatten or change is refused, naming the path', () => {
+  class Money {
+    constructor(private readonly cents: number) {}
+    get amount(): number {
+      return this.cents / 100;
+    }
+  }
+  class Row {
+    constructor(
+      readonly id: number,
+      readonly item: string,
+    ) {}
+    describe(): string {
+      return `${this.id} ${this.item}`;
+    }
+  }
+
+  it.each<[string, unknown, RegExp]>([
+    ['a Promise (a forgotten await)', Promise.resolve('text'), /Promise.*await/],
+    ['a thenable', { then: (resolve: (value: string) => void) => resolve('text') }, /Promise.*await/],
+    ['an Error', new Error('declined'), /Error.*message/],
+    ['an Error subclass', new RangeError('too far'), /RangeError/],
+    ['a RegExp', /refund/i, /RegExp/],
+    ['a WeakMap', new WeakMap(), /WeakMap/],
+    ['a typed array', new Uint16Array([1, 2]), /Uint16Array/],
+    ['an ArrayBuffer', new ArrayBuffer(4), /ArrayBuffer/],
+    ['an invalid Date', new Date('not a date'), /invalid Date/],
+    ['a class instance with getters JSON leaves out', new Money(1250), /Money.*amount/],
+  ])('%s', (_, value, message) => {
+    const failure = failureOf({ order: { items: [{ price: 1 }, { price: value }] } });
+    expect(failure.path).toBe('order.items.1.price');
+    expect(failure.message).toContain('"order.items.1.price"');
+    expect(failure.message).toMatch(message);
+  });
+
+  it('a hole in a list is refused, not closed up (JSON would send null there)', () => {
+    // eslint-disable-next-line no-sparse-arrays
+    const failure = failureOf({ tags: ['a', , 'c'] });
+    expect(failure.path).toBe('tags.1');
+  });
+
+  it('a class instance of plain data fields is read as its fields, as JSON does', () => {
+    expect(prepareEvidence({ row: new Row(7, 'Lamp') }).json).toEqual({ row: { id: 7, item: 'Lamp' } });
+  });
+
+  it('a class instance with its own toJSON() is read through it', () => {
+    const money = Object.assign(new Money(1250), { toJSON: () => ({ eur: 12.5 }) });
+    expect(prepareEvidence({ price: money }).json).toEqual({ price: { eur: 12.5 } });
+  });
+
+  it.each<[string, unknown]>([
+    ['a bare Date', new Date(Date.UTC(2026, 0, 2))],
+    ['an object whose toJSON() returns a string', { toJSON: () => 'text' }],
+    ['an object whose toJSON() returns a list', { toJSON: () => [1, 2] }],
+    ['a Promise', Promise.resolve({ note: 'text' })],
+  ])('a root that JSON would turn into something else than an object is refused: %s', (_, evidence) => {
+    const failure = failureOf(evidence);
+    expect(failure.path).toBe('');
+    expect(failure.message).toMatch(/\(root\)/);
+  });
+
+  it('an object from JSON.parse, or with no prototype, is plain data', () => {
+    const bare = Object.assign(Object.create(null) as object, { a: 1 });
+    expect(prepareEvidence({ parsed: JSON.parse('{"a":[1,{"b":2}]}'), bare }).json).toEqual({
+      parsed: { a: [1, { b: 2 }] },
+      bare: { a: 1 },
+    });
+  });
+});
+
+describe('the Evidence size', () => {
+  it('is the UTF-8 length of its canonical JSON', () => {
+    const evidence = { note: 'é', n: 1 };
+    expect(prepareEvidence(evidence).bytes).toBe(Buffer.byteLength('{"n":1,"note":"é"}'));
+  });
+});

@@ -43,18 +43,31 @@ describe('@Judgment()', () => {
       decision: RefundDecision,
       cacheFor: 3600,
       engine: 'jev',
+      maxEvidenceBytes: null,
     });
   });
 
   it('omitted options are null (no Decision, no cache, the default connection)', () => {
     @Judgment({ name: 'bare' })
     class Bare {}
-    expect(judgmentMetadata(Bare)).toEqual({ name: 'bare', decision: null, cacheFor: null, engine: null });
+    expect(judgmentMetadata(Bare)).toEqual({
+      name: 'bare',
+      decision: null,
+      cacheFor: null,
+      engine: null,
+      maxEvidenceBytes: null,
+    });
   });
 
   it('an undecorated class has its class name and no options', () => {
     class Plain {}
-    expect(judgmentMetadata(Plain)).toEqual({ name: 'Plain', decision: null, cacheFor: null, engine: null });
+    expect(judgmentMetadata(Plain)).toEqual({
+      name: 'Plain',
+      decision: null,
+      cacheFor: null,
+      engine: null,
+      maxEvidenceBytes: null,
+    });
   });
 
   it.each([
@@ -66,6 +79,8 @@ describe('@Judgment()', () => {
     ['a blank engine', { engine: '' }, /engine/],
     ['a non-string engine', { engine: 1 }, /engine/],
     ['a decision that is not a class or a thunk', { decision: 'RefundDecision' }, /decision/],
+    ['a maxEvidenceBytes of 0', { maxEvidenceBytes: 0 }, /maxEvidenceBytes.*0/],
+    ['a fractional maxEvidenceBytes', { maxEvidenceBytes: 1.5 }, /maxEvidenceBytes/],
   ])('invalid options are refused: %s', (_, options, message) => {
     expect(() => Judgment(options as never)).toThrow(message);
   });

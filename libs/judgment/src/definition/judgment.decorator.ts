@@ -36,6 +36,8 @@ export interface JudgmentOptions {
   cacheFor?: number;
   /** The Engine connection to ask. */
   engine?: string;
+  /** This Judgment's Evidence size limit per round, in bytes of JSON, instead of the module's `maxEvidenceBytes`. */
+  maxEvidenceBytes?: number;
 }
 
 /** Resolved static metadata of a Judgment class. */
@@ -44,6 +46,7 @@ export interface JudgmentMetadata {
   readonly decision: Type<unknown> | null;
   readonly cacheFor: number | null;
   readonly engine: string | null;
+  readonly maxEvidenceBytes: number | null;
 }
 
 const judgments = new WeakMap<Function, JudgmentOptions>();
@@ -60,6 +63,14 @@ export function Judgment(options: JudgmentOptions = {}): ClassDecorator {
   }
   if (options.engine !== undefined && (typeof options.engine !== 'string' || options.engine.trim() === '')) {
     throw new InvalidJudgment('@Judgment({ engine }) must be the non-blank name of an Engine connection.');
+  }
+  if (
+    options.maxEvidenceBytes !== undefined &&
+    !(Number.isSafeInteger(options.maxEvidenceBytes) && options.maxEvidenceBytes > 0)
+  ) {
+    throw new InvalidJudgment(
+      `@Judgment({ maxEvidenceBytes }) must be a whole number of bytes above 0; got ${String(options.maxEvidenceBytes)}.`,
+    );
   }
   if (options.decision !== undefined && typeof options.decision !== 'function') {
     throw new InvalidJudgment(
@@ -84,6 +95,7 @@ export function judgmentMetadata(cls: Function): JudgmentMetadata {
     decision: options.decision ? resolveClassRef(options.decision) : null,
     cacheFor: options.cacheFor ?? null,
     engine: options.engine ?? null,
+    maxEvidenceBytes: options.maxEvidenceBytes ?? null,
   };
 }
 

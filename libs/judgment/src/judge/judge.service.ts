@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Assessment } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
 import { Unassessed } from '../assessment/unassessed';
+import { checkEvidenceSize } from '../definition/evidence';
 import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
 import type { EngineRequest, EngineResponse } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
@@ -48,6 +49,7 @@ interface Attempt extends DescribedAttempt {
 export class Judge implements Attempter {
   private readonly throwOnFailure: boolean;
   private readonly evidencePaths: EvidencePathWarnings;
+  private readonly maxEvidenceBytes: number;
 
   constructor(
     @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
@@ -62,6 +64,7 @@ export class Judge implements Attempter {
   ) {
     this.throwOnFailure = options.throwOnFailure;
     this.evidencePaths = new EvidencePathWarnings(options.strictEvidencePaths, logger);
+    this.maxEvidenceBytes = options.maxEvidenceBytes;
   }
 
   /**
@@ -235,8 +238,9 @@ export class Judge implements Attempter {
 
   private prepare(judgment: Judgment): Attempt {
     const described = describeAttempt(judgment);
-    this.evidencePaths.check(described);
     const metadata = judgmentMetadata(judgment.constructor);
+    checkEvidenceSize(described.name, described.evidence, metadata.maxEvidenceBytes ?? this.maxEvidenceBytes);
+    this.evidencePaths.check(described);
     const connection = judgment.engine?.() ?? metadata.engine ?? this.engines.defaultConnectionName();
     return {
       ...described,

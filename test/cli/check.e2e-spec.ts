@@ -3,6 +3,9 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { judgmentMigrations } from 'nestjs-judgment';
+import { PG, recreateDatabase } from '../support/postgres';
 import { ROOT, type Run, runBin } from './cli-process';
 
 /** The demo's own command line (apps/support-desk/src/cli.ts), as a fresh clone runs it: SQLite in memory. */
@@ -96,5 +99,43 @@ describe('judgment check', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/FAIL \[startup\] The app cannot start: The Engine connection "jev" has no API key/);
     expect(run.stdout + run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  describe('the records of an app with persistence on', () => {
+    const DATABASE = 'judgment_cli_check_schema';
+    const env = { JUDGMENT_TEST_PG_PORT: String(PG.port), CHECK_SCHEMA_DATABASE: DATABASE };
+    const APP = 'test/cli/check-schema.module.ts#CheckSchemaModule';
+
+    beforeEach(() => recreateDatabase(DATABASE));
+
+    it('a database without the package tables is a failure naming the table and judgmentMigrations', async () => {
+      const run = await runBin(['--app', APP, 'check', '--json'], env);
+      expect(run.code).toBe(1);
+      const report = JSON.parse(run.stdout);
+      expect(report).toMatchObject({ judgments: ['schema-note'], failures: 1, warnings: 0 });
+      expect(report.findings).toEqual([
+        expect.objectContaining({
+          severity: 'failure',
+          rule: 'schema',
+          problem: expect.stringMatching(/no table judgment_assessments/),
+          fix: expect.stringMatching(/judgmentMigrations/),
+        }),
+      ]);
+      const text = await runBin(['--app', APP, 'check'], env);
+      expect(text.stdout).toMatch(/FAIL \[schema\] The database has no table judgment_assessments/);
+    });
+
+    it('a migrated database passes', async () => {
+      const dataSource = await new DataSource({
+        ...PG,
+        database: DATABASE,
+        migrations: judgmentMigrations,
+      }).initialize();
+      await dataSource.runMigrations();
+      await dataSource.destroy();
+      const run = await runBin(['--app', APP, 'check', '--json'], env);
+      expect(JSON.parse(run.stdout)).toMatchObject({ failures: 0, findings: [] });
+      expect(run.code).toBe(0);
+    });
   });
 });

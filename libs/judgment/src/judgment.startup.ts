@@ -11,8 +11,9 @@ import { Recorder } from './recording/recorder';
 
 /**
  * Surfaces configuration errors at startup: the default connection and the connections named by registered
- * Judgments must build, persistence needs a DataSource, and what `judgment check` fails on (declaration limits,
- * Decisions, what a connection cannot ask, default Decisions) refuses the start. Its warnings are logged once. With a
+ * Judgments must build, persistence needs a DataSource with the records' tables and columns (one catalog query), and
+ * what `judgment check` fails on (declaration limits, Decisions, what a connection cannot ask, default Decisions, the
+ * schema) refuses the start. Its warnings are logged once. With a
  * calibration lock, it refuses a lock naming an unknown Judgment and lists (as warnings) the Decisions without a lock
  * entry or with a stale one.
  */
@@ -28,14 +29,14 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
     private readonly judgmentLogger: JudgmentLogger,
   ) {}
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     const named = this.registry
       .judgments()
       .map((cls) => judgmentMetadata(cls).engine)
       .filter((name): name is string => name !== null);
     this.answers.validate(named);
     if (this.rows.persistence.enabled) this.rows.repository();
-    const report = this.checks.run();
+    const report = await this.checks.runWithDatabase();
     if (report.failures > 0) throw new JudgmentCheckFailed(report);
     if (report.warnings > 0) {
       // Written even when `log` is false: it warns about the app's declarations, like an error would.

@@ -7,6 +7,7 @@ import { EngineManager } from '../engines/engine.manager';
 import { type CheckFinding, type CheckReport, JudgmentError } from '../errors';
 import { AnswerSource } from '../judge/answer-source';
 import { expandQuestions, readQuestions } from '../questions/question';
+import { RecordWriter } from '../persistence/record.writer';
 import { Recorder } from '../recording/recorder';
 import { JudgmentRegistry } from '../registry/judgment.registry';
 import { QUESTION_RULES, type ReadJudgment } from './question.rules';
@@ -23,11 +24,23 @@ export class JudgmentChecks {
     private readonly engines: EngineManager,
     private readonly answers: AnswerSource,
     private readonly recorder: Recorder,
+    private readonly rows: RecordWriter,
   ) {}
 
   /** Checks every registered Judgment and Decision. */
   run(): CheckReport {
-    const findings: CheckFinding[] = [];
+    return this.report([]);
+  }
+
+  /**
+   * `run()`, and, with persistence on, the database: the records' tables and columns must exist (one catalog query).
+   * What startup and `judgment check` run.
+   */
+  async runWithDatabase(): Promise<CheckReport> {
+    return this.report(this.rows.persistence.enabled ? await this.checkSchema() : []);
+  }
+
+  private report(findings: CheckFinding[]): CheckReport {
     const judgments = this.registry.judgments();
     const decisions = this.registry.decisions();
     for (const cls of judgments) findings.push(...this.checkJudgment(cls));
@@ -41,6 +54,36 @@ export class JudgmentChecks {
       warnings: findings.length - failures,
       findings,
     };
+  }
+
+  /** The records' tables and columns, as the package's migrations create them. */
+  private async checkSchema(): Promise<CheckFinding[]> {
+    const finding = (problem: string): CheckFinding => ({
+      severity: 'failure',
+      rule: 'schema',
+      judgment: null,
+      decision: null,
+      key: null,
+      problem,
+      fix:
+        "Run the package's migrations before the app starts: list judgmentMigrations in the DataSource's migrations " +
+        'and run them (migrationsRun: true, or `typeorm migration:run` in the deploy step).',
+    });
+    let missing;
+    try {
+      missing = await this.rows.missingSchema();
+    } catch (error) {
+      // No DataSource, or one without the entity, is a configuration error of its own (startup says which).
+      if (error instanceof JudgmentError) throw error;
+      return [finding(`The records' tables could not be read from the database: ${(error as Error).message}`)];
+    }
+    return missing.map(({ table, entity, tableMissing, columns }) =>
+      finding(
+        tableMissing
+          ? `The database has no table ${table} (the ${entity} records), so no attempt could be recorded.`
+          : `The table ${table} has no column ${columns.join(', ')}, so no attempt could be recorded.`,
+      ),
+    );
   }
 
   private checkJudgment(cls: Type<Judgment>): CheckFinding[] {

@@ -22,7 +22,7 @@ async function runCheck(context: CliContext, json: boolean): Promise<void> {
   let report: CheckReport;
   try {
     await context.start();
-    report = context.get(JudgmentChecks).run();
+    report = await context.get(JudgmentChecks).runWithDatabase();
   } catch (error) {
     if (error instanceof CliUsageError) return fail(error, json);
     report = error instanceof JudgmentCheckFailed ? error.report : startupFailure(error);

@@ -32,12 +32,15 @@ export interface CheckReport {
   readonly findings: readonly CheckFinding[];
 }
 
-/** The app refused to start: a registered Judgment or Decision would fail when asked or decided (`judgment check`). */
+/**
+ * The app refused to start: a registered Judgment or Decision would fail when asked or decided, or the database lacks
+ * the records' tables or columns (`judgment check`).
+ */
 export class JudgmentCheckFailed extends JudgmentError {
   constructor(readonly report: CheckReport) {
     const failures = report.findings.filter((finding) => finding.severity === 'failure');
     super(
-      `${failures.length} declaration${failures.length === 1 ? '' : 's'} would fail when asked, so the app does not ` +
+      `${failures.length} check${failures.length === 1 ? '' : 's'} of \`judgment check\` failed, so the app does not ` +
         `start:\n${failures.map((finding) => `- ${describeFinding(finding)}`).join('\n')}\n` +
         'Run `judgment check` for the full report.',
     );

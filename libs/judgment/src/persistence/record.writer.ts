@@ -14,6 +14,7 @@ import { InvalidConfiguration } from '../errors';
 import type { ResolvedJudgmentOptions, ResolvedPersistence } from '../judgment.options';
 import { AssessmentRecord } from './assessment-record.entity';
 import { AWAITING_REVIEW } from './record-indexes';
+import { type MissingSchema, missingSchema } from './record-schema';
 import { type EntityReference, entityReference, isEntity } from './entity-reference';
 
 /** The largest record id: the id column is a 32-bit integer, so no record has a greater one. */
@@ -104,6 +105,15 @@ export class RecordWriter {
       );
     }
     return dataSource.getRepository(AssessmentRecord);
+  }
+
+  /**
+   * What the database lacks of the records' tables and columns (empty when the migrations have run): one catalog
+   * query, for startup and `judgment check`.
+   */
+  async missingSchema(): Promise<MissingSchema[]> {
+    const repository = this.repository();
+    return missingSchema(repository.manager.connection, [AssessmentRecord]);
   }
 
   /** Writes an answered attempt (a cache hit too, pointing at its original). */

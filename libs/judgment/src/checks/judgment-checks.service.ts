@@ -6,7 +6,7 @@ import { type Judgment, judgmentMetadata } from '../definition/judgment.decorato
 import { EngineManager } from '../engines/engine.manager';
 import { type CheckFinding, type CheckReport, JudgmentError } from '../errors';
 import { AnswerSource } from '../judge/answer-source';
-import { expandQuestions, readQuestions } from '../questions/question';
+import { expandQuestions, readQuestions, type Question } from '../questions/question';
 import { RecordWriter } from '../persistence/record.writer';
 import { Recorder } from '../recording/recorder';
 import { JudgmentRegistry } from '../registry/judgment.registry';
@@ -84,6 +84,28 @@ export class JudgmentChecks {
           : `The table ${table} has no column ${columns.join(', ')}, so no attempt could be recorded.`,
       ),
     );
+  }
+
+  /**
+   * The expanded Questions of every registered Judgment whose Questions can be read, by the connection it is asked on
+   * (`@Judgment({ engine })`, else the default), named `judgment.key`: what `judgment probe` checks a connection for.
+   */
+  questionsByConnection(): Map<string, Array<{ name: string; question: Question }>> {
+    const byConnection = new Map<string, Array<{ name: string; question: Question }>>();
+    for (const cls of this.registry.judgments()) {
+      const { name, engine } = judgmentMetadata(cls);
+      let expanded: Map<string, Question>;
+      try {
+        expanded = expandQuestions(name, readQuestions(name, withoutSubject(cls).questions()));
+      } catch {
+        continue; // run() reports it.
+      }
+      const connection = engine ?? this.engines.defaultConnectionName();
+      const listed = byConnection.get(connection) ?? [];
+      for (const [key, question] of expanded) listed.push({ name: `${name}.${key}`, question });
+      byConnection.set(connection, listed);
+    }
+    return byConnection;
   }
 
   private checkJudgment(cls: Type<Judgment>): CheckFinding[] {

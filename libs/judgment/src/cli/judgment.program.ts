@@ -6,13 +6,14 @@ import { addEvalCommand } from './eval.command';
 import { addExplainCommand } from './explain.command';
 import { addMakeDecisionCommand } from './make-decision.command';
 import { addMakeJudgmentCommand } from './make-judgment.command';
+import { addProbeCommand } from './probe.command';
 import { addPruneCommand } from './prune.command';
 import { addReviewExpireCommand } from './review-expire.command';
 import { addStatusCommand } from './status.command';
 
 /**
- * The `judgment` commands (`eval`, `audit`, `status`, `check`, `explain`, `make:judgment`, `make:decision`, `prune`,
- * `review:expire`) as a commander program. The commands that need the app boot it through `context`; the generators
+ * The `judgment` commands (`eval`, `audit`, `status`, `check`, `probe`, `explain`, `make:judgment`, `make:decision`,
+ * `prune`, `review:expire`) as a commander program. The commands that need the app boot it through `context`; the generators
  * never do.
  */
 export function judgmentProgram(context: CliContext): Command {
@@ -24,6 +25,7 @@ export function judgmentProgram(context: CliContext): Command {
   addAuditCommand(program, context);
   addStatusCommand(program, context);
   addCheckCommand(program, context);
+  addProbeCommand(program, context);
   addExplainCommand(program, context);
   addMakeJudgmentCommand(program);
   addMakeDecisionCommand(program);

@@ -18,7 +18,15 @@ import { logEntry } from '../../logging/judgment.logger';
 import type { Sleep } from '../http/request-limits';
 import { statusError, type ResponseOrigin } from '../http/status-errors';
 import { withLimitMode } from '../limits/limit-context';
-import { answerTokens, chatPrompt, CLEAR_LETTERS, MAX_OPTIONS, type ChatPrompt } from './openai.prompt';
+import { probeOpenAi, type OpenAiProbeReport, type ProbedQuestion } from './openai.probe';
+import {
+  answerTokens,
+  chatPrompt,
+  CLEAR_LETTERS,
+  completionRequest,
+  MAX_OPTIONS,
+  type ChatPrompt,
+} from './openai.prompt';
 import {
   openAiErrorReason,
   readCompletion,
@@ -200,6 +208,17 @@ export class OpenAiEngine implements Engine {
     return refused;
   }
 
+  /**
+   * `judgment probe`: asks the connection three fixed Questions (PROBE_REQUESTS requests, sent as they are: not
+   * metered, no budget) and reports what it can do for the `registered` Questions. `allowAliases` makes a server
+   * answering as another model a warning instead of a failure.
+   */
+  probe(registered: readonly ProbedQuestion[], allowAliases = false): Promise<OpenAiProbeReport> {
+    const { connection, url, model, topLogprobs, minCoverage } = this.settings;
+    const target = { connection, url, model, topLogprobs, minCoverage, allowAliases, key: this.#key };
+    return probeOpenAi({ ...target, send: (body) => this.http.send(body) }, registered);
+  }
+
   async answer(request: EngineRequest): Promise<EngineResponse> {
     const refused = this.refusals(request.questions);
     if (refused.length > 0) throw new EngineRejectedRequest(refused.join(' '));
@@ -277,16 +296,7 @@ export class OpenAiEngine implements Engine {
     paid: TokenUsage[],
     check: Pick<ReadingRules, 'wordLetters' | 'askedAgainAfter'>,
   ): Promise<CompletionReading> {
-    const body = JSON.stringify({
-      model: this.settings.model,
-      messages: prompt.messages,
-      temperature: 0,
-      max_tokens: 1,
-      n: 1,
-      logprobs: true,
-      top_logprobs: this.settings.topLogprobs,
-    });
-    const response = await this.http.send(body);
+    const response = await this.http.send(completionRequest(this.settings.model, prompt, this.settings.topLogprobs));
     const header = response.headers['x-request-id'];
     const origin: ResponseOrigin = {
       connection: this.settings.connection,

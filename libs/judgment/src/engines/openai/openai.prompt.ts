@@ -24,6 +24,19 @@ const SYSTEM =
   'You assess evidence for an application. Read the evidence, then answer the question with exactly one of the ' +
   'allowed answers and nothing else: no explanation, no punctuation.';
 
+/** The Chat Completions body asking `prompt` of `model`: one output token at temperature 0, with its logprobs. */
+export function completionRequest(model: string, prompt: ChatPrompt, topLogprobs: number): string {
+  return JSON.stringify({
+    model,
+    messages: prompt.messages,
+    temperature: 0,
+    max_tokens: 1,
+    n: 1,
+    logprobs: true,
+    top_logprobs: topLogprobs,
+  });
+}
+
 /**
  * The answer tokens a Question is asked with: `yes`, `no` for a Likelihood; a letter of `letters` per option of a
  * Classification (its labels are shown beside them); a digit per level of a Rating, lowest first. Null when the

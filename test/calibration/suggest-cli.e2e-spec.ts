@@ -92,7 +92,13 @@ describe('judgment eval --suggest', () => {
     const [suggestion] = suggestions;
     expect(suggestion.method).toContain('Learn then Test');
     expect(suggestion.assumption).toContain('exchangeable');
-    expect(suggestion.candidates).toBe(51 * 51);
+    // Of the 51 × 51 grid, the pairs keeping the Review band escalate–reject at least 0.1 wide: Σ 1..46.
+    expect(suggestion.candidates).toBe(1081);
+    expect(suggestion.minBand).toBe(0.1);
+    expect(suggestion.bands).toEqual([{ lower: 'escalate', upper: 'reject', declared: false }]);
+    for (const point of [suggestion.chosen, ...suggestion.frontier]) {
+      expect(point.thresholds.reject - point.thresholds.escalate).toBeGreaterThanOrEqual(0.1 - 1e-9);
+    }
     expect(suggestion.chosen.certified).toBe(true);
     expect(suggestion.chosen.errorBound).toBeLessThanOrEqual(0.05);
     expect(Object.keys(suggestion.chosen.thresholds).sort()).toEqual(['escalate', 'reject']);
@@ -109,6 +115,24 @@ describe('judgment eval --suggest', () => {
     expect(run.stdout).toMatch(/│ chosen\s+│ \{ reject: [\d.]+, escalate: [\d.]+ \}/);
     expect(run.stdout).toContain("@Decision({ …, version: '3' })");
     expect(run.stdout).toMatch(/readonly thresholds = \{ reject: [\d.]+, escalate: [\d.]+ \};/);
+    expect(run.stdout).toContain('Review bands kept at least 0.1 wide: escalate–reject');
+    expect(run.stdout).toMatch(/the test half certified \d+ and stopped at \{/);
+    expect(run.stdout).toMatch(/no: not ordered \(learn half\)|no: not tested \(after the stop\)/);
+  });
+
+  it('keeps the Review band as wide as --min-band asks, or as declared with --band', async () => {
+    const run = await suggest('0.05', '0.95', '--min-band', '0.3', '--band', 'escalate:reject', '--json');
+    const [suggestion] = JSON.parse(run.stdout).suggestions;
+    expect(suggestion.minBand).toBe(0.3);
+    expect(suggestion.bands).toEqual([{ lower: 'escalate', upper: 'reject', declared: true }]);
+    for (const point of [suggestion.chosen, ...suggestion.frontier].filter(Boolean)) {
+      expect(point.thresholds.reject - point.thresholds.escalate).toBeGreaterThanOrEqual(0.3 - 1e-9);
+    }
+    const bad = await suggest('0.05', '0.95', '--min-band', '0');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('minBand (--min-band) must be a number strictly between 0 and 1');
+    const unnamed = await suggest('0.05', '0.95', '--band', 'escalate');
+    expect(unnamed.stderr).toContain('--band takes two threshold names, lower:upper');
   });
 
   it('says when no candidate meets the target, keeps the target, estimates the cases needed, and exits 1', async () => {
@@ -119,6 +143,10 @@ describe('judgment eval --suggest', () => {
     expect(suggestion.target).toEqual({ maxError: 0.01, confidence: 0.99, maxReviewRate: null });
     expect(suggestion.verdict).toContain('The target was not weakened');
     expect(suggestion.casesNeeded).toBeGreaterThan(600);
+    expect(suggestion.verdict).toMatch(/stopped at \{|No candidate passed the learn half/);
+    expect(suggestion.verdict).toMatch(
+      new RegExp(`(about|at least) ${suggestion.casesNeeded} labelled cases \\(now 600\\)`),
+    );
   });
 
   it('refuses a target outside (0, 1) before asking the Engine, naming the option', async () => {

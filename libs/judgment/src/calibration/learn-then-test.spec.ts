@@ -78,13 +78,36 @@ describe('learnThenTest', () => {
     expect(learnThenTest(tallies, { ...target, maxReviewRate: 0.3 }).chosen).toBeNull();
   });
 
-  it('estimates the cases needed, and none when the observed error already reaches the target', () => {
-    const needed = casesNeeded(0.01, 0.9, 0.5, { maxError: 0.05, confidence: 0.95 }) as number;
-    expect(
-      clopperPearsonUpper(Math.round(0.01 * needed * 0.9 * 0.5), Math.floor(needed * 0.9 * 0.5), 0.95),
-    ).toBeLessThanOrEqual(0.0501);
+  it('estimates the cases that give a 90 % chance of certification, above the current count', () => {
+    const target = { maxError: 0.05, confidence: 0.95 };
+    const needed = casesNeeded(0.01, 0.9, 0.5, target, 100) as number;
     expect(needed).toBeGreaterThan(100);
-    expect(casesNeeded(0.06, 0.9, 0.5, { maxError: 0.05, confidence: 0.95 })).toBeNull();
+    // At that count each half holds about needed × 0.9 / 2 automatic Outcomes; at a 1 % error rate, the share of
+    // draws whose errors stay within what passes the test at 5 % is about √0.9 per half.
+    const trials = Math.round(needed * 0.5 * 0.9);
+    let passing = 0;
+    while (binomialTailPValue(passing + 1, trials, 0.05) <= 0.05) passing += 1;
+    expect(binomialTailPValue(passing, trials, 0.01) ** 2).toBeGreaterThanOrEqual(0.89);
+    // Never at or below the current count, however many cases there are already.
+    expect(casesNeeded(0.01, 0.9, 0.5, target, 5_000)).toBeGreaterThan(5_000);
+    expect(casesNeeded(0.06, 0.9, 0.5, target, 100)).toBeNull();
+    expect(casesNeeded(0.05, 0.9, 0.5, target, 100)).toBeNull();
+  });
+
+  it('names the candidate that stopped the fixed sequence and where each candidate stands', () => {
+    const result = learnThenTest(
+      [
+        tally([500, 300, 0], [500, 300, 0]), // certified first
+        tally([500, 400, 2], [500, 400, 40]), // fails on the test half: stops the sequence
+        tally([500, 450, 5], [500, 450, 1]), // ordered after the failure: never tested
+        tally([500, 500, 60], [500, 500, 1]), // the learn half does not order it
+      ],
+      { maxError: 0.05, confidence: 0.95, maxReviewRate: null },
+    );
+    expect(result.candidates.map((c) => c.status)).toEqual(['certified', 'stopped', 'after-stop', 'not-ordered']);
+    expect(result.stoppedBy?.index).toBe(1);
+    expect(result.ordered).toBe(3);
+    expect(result.certified).toBe(1);
   });
 
   it('keeps its guarantee: over synthetic datasets the chosen thresholds exceed the target in at most 1 − confidence of draws', () => {

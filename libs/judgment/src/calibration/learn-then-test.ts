@@ -24,6 +24,13 @@ export interface LearnThenTestTarget {
   readonly maxReviewRate: number | null;
 }
 
+/**
+ * Where a candidate stands in fixed-sequence testing: certified; the first that failed on the test half (it stopped
+ * the sequence); ordered after that failure, so never tested; or not ordered at all, as the learn half would not
+ * certify it.
+ */
+export type CandidateStatus = 'certified' | 'stopped' | 'after-stop' | 'not-ordered';
+
 /** One candidate as judged by the procedure. */
 export interface TestedCandidate {
   readonly index: number;
@@ -37,6 +44,10 @@ export interface TestedCandidate {
   readonly pValue: number | null;
   /** Whether fixed-sequence testing certified it (error ≤ maxError with the confidence). */
   readonly certified: boolean;
+  readonly status: CandidateStatus;
+  /** Automatic Outcomes on the test half, and how many of them were wrong. */
+  readonly testAutomatic: number;
+  readonly testWrong: number;
 }
 
 /** What the procedure found. */
@@ -49,6 +60,10 @@ export interface LearnThenTestResult {
   readonly frontier: readonly TestedCandidate[];
   /** How many candidates fixed-sequence testing certified before its first failure. */
   readonly certified: number;
+  /** How many candidates the learn half ordered for testing. */
+  readonly ordered: number;
+  /** The candidate whose failure on the test half stopped the sequence, or null when none failed. */
+  readonly stoppedBy: TestedCandidate | null;
 }
 
 /**
@@ -81,7 +96,10 @@ export function learnThenTest(tallies: readonly CandidateTally[], target: LearnT
     if (p > delta) break;
     certified += 1;
   }
-  const certifiedSet = new Set(order.slice(0, certified).map((c) => c.index));
+  const status = new Map<number, CandidateStatus>();
+  order.forEach((c, position) =>
+    status.set(c.index, position < certified ? 'certified' : position === certified ? 'stopped' : 'after-stop'),
+  );
 
   const tested: TestedCandidate[] = judged.map((c) => ({
     index: c.index,
@@ -89,40 +107,66 @@ export function learnThenTest(tallies: readonly CandidateTally[], target: LearnT
     observedError: rate(c.tally.all.wrong, c.tally.all.automatic),
     errorBound: clopperPearsonUpper(c.tally.test.wrong, c.tally.test.automatic, target.confidence),
     pValue: pValues.get(c.index) ?? null,
-    certified: certifiedSet.has(c.index),
+    certified: status.get(c.index) === 'certified',
+    status: status.get(c.index) ?? 'not-ordered',
+    testAutomatic: c.tally.test.automatic,
+    testWrong: c.tally.test.wrong,
   }));
   const chosen =
     tested
       .filter((c) => c.certified && (target.maxReviewRate === null || c.reviewRate <= target.maxReviewRate))
       .sort((a, b) => a.reviewRate - b.reviewRate || a.errorBound - b.errorBound || a.index - b.index)[0] ?? null;
-  return { candidates: tested, chosen, frontier: paretoFrontier(tested), certified };
+  const stoppedBy = certified < order.length ? tested[order[certified].index] : null;
+  return { candidates: tested, chosen, frontier: paretoFrontier(tested), certified, ordered: order.length, stoppedBy };
 }
 
+/** The chance of certification a case-count estimate aims at. */
+export const ESTIMATE_POWER = 0.9;
+
 /**
- * How many labelled cases would likely be needed for a candidate with this observed error and automatic share to be
- * certified: the smallest test half whose Clopper–Pearson bound at the observed error falls to maxError, scaled by the
- * automatic share and the test fraction. Null when the observed error already reaches the target (no amount helps).
+ * About how many labelled cases, more than the `current` count, would give a candidate with this observed error and
+ * automatic share a chance of at least ESTIMATE_POWER to be certified, were its true error the observed one: both
+ * halves must pass (the learn half orders it, the test half certifies it), each with exact binomial probabilities.
+ * Null when the observed error already reaches maxError: then no count certifies it.
  */
 export function casesNeeded(
   observedError: number,
   automaticShare: number,
-  testFraction: number,
+  learnFraction: number,
   target: Pick<LearnThenTestTarget, 'maxError' | 'confidence'>,
+  current: number,
 ): number | null {
   if (observedError >= target.maxError || automaticShare <= 0) return null;
-  const bound = (trials: number) => clopperPearsonUpper(Math.round(observedError * trials), trials, target.confidence);
-  let high = 1;
-  while (bound(high) > target.maxError) {
+  const delta = 1 - target.confidence;
+  /** The chance that `trials` automatic Outcomes at the observed error pass the test at maxError. */
+  const passes = (trials: number) => {
+    // The most errors that still pass: the p-value grows with the errors, so a binary search finds the last one.
+    let low = -1;
+    let high = trials;
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      if (binomialTailPValue(middle, trials, target.maxError) <= delta) low = middle;
+      else high = middle;
+    }
+    return low < 0 ? 0 : binomialTailPValue(low, trials, observedError);
+  };
+  const power = (cases: number) => {
+    const learn = Math.floor(cases * learnFraction);
+    return passes(Math.round(learn * automaticShare)) * passes(Math.round((cases - learn) * automaticShare));
+  };
+  let low = current;
+  let high = current + 1;
+  while (power(high) < ESTIMATE_POWER) {
+    low = high;
     high *= 2;
     if (high > 1e8) return null;
   }
-  let low = Math.floor(high / 2);
   while (high - low > 1) {
     const middle = Math.floor((low + high) / 2);
-    if (bound(middle) > target.maxError) low = middle;
-    else high = middle;
+    if (power(middle) >= ESTIMATE_POWER) high = middle;
+    else low = middle;
   }
-  return Math.ceil(high / automaticShare / testFraction);
+  return high;
 }
 
 function rate(part: number, whole: number): number | null {

@@ -5,7 +5,14 @@ import { type Thresholds, decisionThresholds, withThresholds } from '../decision
 import type { Outcome } from '../definition/outcome';
 import { InvalidSuggestion } from '../errors';
 import type { CalibrationIdentity, CalibrationReport } from './calibration.report';
-import { type CandidateTally, type TestedCandidate, casesNeeded, learnThenTest } from './learn-then-test';
+import {
+  type CandidateStatus,
+  type CandidateTally,
+  ESTIMATE_POWER,
+  type TestedCandidate,
+  casesNeeded,
+  learnThenTest,
+} from './learn-then-test';
 
 /** What a suggestion must guarantee, and how it searches. */
 export interface SuggestOptions {
@@ -24,6 +31,31 @@ export interface SuggestOptions {
   learnFraction?: number;
   /** Seed of the random split of the cases into the two halves (default 1): the split never looks at the cases. */
   seed?: number;
+  /**
+   * Least width of each Review band, in (0, 1) (default 0.1): a candidate whose band is narrower — or closed, a single
+   * cut-off between two automatic Outcomes — is never tested nor proposed.
+   */
+  minBand?: number;
+  /**
+   * The Review bands, as pairs of threshold names `[lower, upper]`: an answer from `lower` up to `upper` goes to
+   * Review. Default: the pairs of thresholds in [0, 1] found to bound one (see `ReviewBand`).
+   */
+  reviewBands?: ReadonlyArray<readonly [string, string]>;
+}
+
+/** Default least width of a Review band (`minBand`, `--min-band`). */
+export const DEFAULT_MIN_BAND = 0.1;
+
+/**
+ * A Review band between two thresholds. Unless declared (`reviewBands`, `--band lower:upper`), a pair of thresholds in
+ * [0, 1] bounds one when closing it with the current thresholds — the upper one lowered to the lower, or the lower
+ * raised to the upper — sends no more of the cases to Review, and one of the two sends fewer.
+ */
+export interface ReviewBand {
+  readonly lower: string;
+  readonly upper: string;
+  /** Given by the caller, rather than found. */
+  readonly declared: boolean;
 }
 
 /** Largest grid a suggestion searches. */
@@ -53,6 +85,13 @@ export interface CandidateFigures {
   readonly errorBound: number;
   /** Whether the procedure certified error ≤ maxError for it. */
   readonly certified: boolean;
+  /** Where it stands in the fixed sequence (why it is certified or not). */
+  readonly status: CandidateStatus;
+  /** The test half's p-value, when it was tested. */
+  readonly pValue: number | null;
+  /** Automatic Outcomes on the test half, and how many were wrong. */
+  readonly testAutomatic: number;
+  readonly testWrong: number;
 }
 
 /** The suggestion for one Decision under one identity. */
@@ -66,13 +105,28 @@ export interface ThresholdSuggestion {
   readonly learnCases: number;
   readonly testCases: number;
   readonly candidates: number;
+  /** The least width kept between the thresholds of each Review band. */
+  readonly minBand: number;
+  /** The Review bands kept open (declared, or found from the current thresholds). */
+  readonly bands: readonly ReviewBand[];
+  /** How fixed-sequence testing went: candidates ordered by the learn half, certified, and the one that stopped it. */
+  readonly sequence: {
+    readonly ordered: number;
+    readonly certified: number;
+    readonly stoppedBy: CandidateFigures | null;
+  };
   /** The thresholds the Decision declares now, measured the same way. */
   readonly current: CandidateFigures;
   /** The certified candidate with the lowest review rate, or null when none meets the target. */
   readonly chosen: CandidateFigures | null;
   /** Review rate against error bound: the candidates no other beats on both. */
   readonly frontier: readonly CandidateFigures[];
-  /** When nothing meets the target: about how many labelled cases would (null when more cases cannot help). */
+  /**
+   * When nothing meets the target: about how many labelled cases, more than now, would give a candidate a 90 % chance
+   * to be certified — or, when too few cases were decided automatically to estimate it, the least count with which
+   * any could be (the verdict says which). Null when every candidate's observed error reaches the target: no count
+   * would do.
+   */
   readonly casesNeeded: number | null;
   /** The version to give the Decision with the chosen thresholds (null when nothing is chosen). */
   readonly nextVersion: string | null;
@@ -111,6 +165,7 @@ export function checkSuggestOptions(options: SuggestOptions): void {
     }
   }
   if (options.learnFraction !== undefined) open(options.learnFraction, 'learnFraction', '0.5');
+  if (options.minBand !== undefined) open(options.minBand, 'minBand (--min-band)', String(DEFAULT_MIN_BAND));
 }
 
 /** The candidate threshold values of a Decision, checked against what it declares. */
@@ -175,10 +230,24 @@ export function suggestThresholds(
       `No assessed case of ${metadata.name} (model ${identity.model}) to suggest thresholds from.`,
     );
   }
-  const grid = candidateGrid(metadata.name, declared, options.grid);
-  const learn = learnMask(cases.length, options.learnFraction ?? 0.5, options.seed ?? 1);
-  const tallies = grid.map((values) => tallyCandidate(withThresholds(decision, values), metadata, cases, learn));
+  const learnFraction = options.learnFraction ?? 0.5;
+  const learn = learnMask(cases.length, learnFraction, options.seed ?? 1);
   const current = tallyCandidate(decision, metadata, cases, learn);
+  const minBand = options.minBand ?? DEFAULT_MIN_BAND;
+  const bands = options.reviewBands
+    ? declaredBands(metadata.name, declared, options.reviewBands)
+    : foundBands(decision, metadata, declared, cases);
+  // A closed or narrow band is never a candidate: not tested (so it spends nothing of the confidence), not proposed.
+  const grid = candidateGrid(metadata.name, declared, options.grid).filter((values) =>
+    bands.every(({ lower, upper }) => values[upper] - values[lower] >= minBand - 1e-9),
+  );
+  if (grid.length === 0) {
+    throw new InvalidSuggestion(
+      `No candidate of ${metadata.name} keeps its Review bands (${bands.map(describeBand).join(', ')}) at least ` +
+        `${minBand} wide: give a grid with wider gaps, or a smaller minBand (--min-band).`,
+    );
+  }
+  const tallies = grid.map((values) => tallyCandidate(withThresholds(decision, values), metadata, cases, learn));
   const target = {
     maxError: options.maxError,
     confidence: options.confidence,
@@ -191,19 +260,16 @@ export function suggestThresholds(
     observedError: candidate.observedError,
     errorBound: candidate.errorBound,
     certified: candidate.certified,
+    status: candidate.status,
+    pValue: candidate.pValue,
+    testAutomatic: candidate.testAutomatic,
+    testWrong: candidate.testWrong,
   });
   const chosen = result.chosen ? figures(result.chosen) : null;
   const learnCases = learn.filter(Boolean).length;
-  const testFraction = (cases.length - learnCases) / cases.length;
-  let needed: number | null = null;
-  if (!chosen) {
-    const best = result.candidates
-      .filter(
-        (c) => c.observedError !== null && (target.maxReviewRate === null || c.reviewRate <= target.maxReviewRate),
-      )
-      .sort((a, b) => (a.observedError as number) - (b.observedError as number) || a.reviewRate - b.reviewRate)[0];
-    needed = best ? casesNeeded(best.observedError as number, 1 - best.reviewRate, testFraction, target) : null;
-  }
+  const estimate = chosen ? null : estimateCases(result, grid.length, cases.length, learnFraction, target);
+  const stoppedBy = result.stoppedBy ? figures(result.stoppedBy) : null;
+  const sequence = { ordered: result.ordered, certified: result.certified, stoppedBy };
   return Object.freeze({
     identity,
     target,
@@ -213,13 +279,144 @@ export function suggestThresholds(
     learnCases,
     testCases: cases.length - learnCases,
     candidates: grid.length,
+    minBand,
+    bands,
+    sequence,
     current: figures(result.candidates[grid.length]),
     chosen,
     frontier: result.frontier.filter((c) => c.index < grid.length).map(figures),
-    casesNeeded: needed,
+    casesNeeded: estimate?.needed ?? null,
     nextVersion: chosen ? bumpVersion(metadata.version) : null,
-    verdict: verdict(metadata.name, chosen, needed, target, cases.length),
+    verdict: verdict(metadata.name, { chosen, estimate, sequence }, target, cases.length),
   });
+}
+
+/** The case-count estimate of a suggestion that met no target. */
+interface CaseEstimate {
+  /** About how many labelled cases would do (or at least, when `floor`), more than now; null when no count would. */
+  readonly needed: number | null;
+  /** The error rate the estimate assumes (of the candidate it is for), or the lowest observed one when none. */
+  readonly error: number | null;
+  /** Too few cases were decided automatically to estimate: `needed` is the least count that could certify one. */
+  readonly floor?: boolean;
+}
+
+/** Candidates, beside the frontier, whose case count is estimated: those with the lowest error rates taken. */
+const ESTIMATED_CANDIDATES = 20;
+
+/**
+ * About how many labelled cases would give a candidate a 90 % chance to be certified, for the candidate needing the
+ * fewest among the frontier and the ones with the lowest error rates (the one with the lowest observed error alone
+ * may decide too few cases automatically). A candidate's error rate is taken as (wrong + ½) / (automatic + 1), not as
+ * observed, so that a few automatic cases without an error do not promise certification at the next case.
+ */
+function estimateCases(
+  result: { candidates: readonly TestedCandidate[]; frontier: readonly TestedCandidate[] },
+  gridSize: number,
+  cases: number,
+  learnFraction: number,
+  target: { maxError: number; confidence: number; maxReviewRate: number | null },
+): CaseEstimate {
+  const valid = (c: TestedCandidate) =>
+    c.index < gridSize &&
+    c.observedError !== null &&
+    (target.maxReviewRate === null || c.reviewRate <= target.maxReviewRate);
+  const rated = result.candidates.filter(valid).map((candidate) => {
+    const automatic = Math.round((1 - candidate.reviewRate) * cases);
+    const wrong = Math.round((candidate.observedError as number) * automatic);
+    return { candidate, error: (wrong + 0.5) / (automatic + 1) };
+  });
+  if (rated.length === 0) return { needed: null, error: null };
+  const onFrontier = new Set(result.frontier.map((c) => c.index));
+  const lowest = [...rated].sort((a, b) => a.error - b.error || a.candidate.index - b.candidate.index);
+  const estimated = [
+    ...lowest.slice(0, ESTIMATED_CANDIDATES),
+    ...lowest.slice(ESTIMATED_CANDIDATES).filter(({ candidate }) => onFrontier.has(candidate.index)),
+  ];
+  let best: CaseEstimate | null = null;
+  for (const { candidate, error } of estimated) {
+    if (error >= target.maxError) continue;
+    const needed = casesNeeded(error, 1 - candidate.reviewRate, learnFraction, target, cases);
+    if (needed !== null && (best?.needed == null || needed < best.needed)) best = { needed, error };
+  }
+  if (best) return best;
+  // Too few automatic cases to estimate: the least count at which the candidate deciding the most cases automatically
+  // could be certified at all, with no error in either half.
+  const error = Math.min(...rated.map(({ candidate }) => candidate.observedError as number));
+  const share = Math.max(
+    ...rated
+      .filter(({ candidate }) => (candidate.observedError as number) < target.maxError)
+      .map(({ candidate }) => 1 - candidate.reviewRate),
+    0,
+  );
+  if (share === 0) return { needed: null, error };
+  const perHalf = Math.ceil(Math.log(1 - target.confidence) / Math.log(1 - target.maxError));
+  const needed = Math.ceil(perHalf / share / Math.min(learnFraction, 1 - learnFraction));
+  return { needed: Math.max(needed, cases + 1), error, floor: true };
+}
+
+/** The bands the caller declared, checked against the thresholds the Decision declares. */
+function declaredBands(name: string, declared: Thresholds, pairs: SuggestOptions['reviewBands']): ReviewBand[] {
+  return (pairs ?? []).map((pair) => {
+    if (!Array.isArray(pair) || pair.length !== 2 || pair[0] === pair[1]) {
+      throw new InvalidSuggestion(
+        `A Review band of ${name} is a pair of two threshold names [lower, upper], e.g. ['hold', 'block']; got ` +
+          `${JSON.stringify(pair)}.`,
+      );
+    }
+    for (const key of pair) {
+      if (!(key in declared)) {
+        throw new InvalidSuggestion(
+          `The Review band ${JSON.stringify(pair)} names "${key}", but ${name} declares no such threshold (it ` +
+            `declares ${Object.keys(declared).join(', ')}).`,
+        );
+      }
+    }
+    return { lower: pair[0], upper: pair[1], declared: true };
+  });
+}
+
+/**
+ * The Review bands the current thresholds hold: each pair of thresholds in [0, 1] that, closed either way (the upper
+ * lowered to the lower, or the lower raised to the upper), only takes cases out of Review — none changes from one
+ * automatic Outcome to another, none enters Review — and takes some out one way. No Engine call.
+ */
+function foundBands(
+  decision: Decision,
+  metadata: DecisionMetadata,
+  declared: Thresholds,
+  cases: readonly SuggestionCase[],
+): ReviewBand[] {
+  const outcomes = (values: Thresholds) => {
+    const candidate = withThresholds(decision, values);
+    return cases.map(({ assessment }) => decideCase(candidate, metadata, assessment));
+  };
+  const now = outcomes(declared);
+  /** How many cases closing the band took out of Review, or -1 when it changed anything else. */
+  const leftReview = (closed: readonly Outcome[]) => {
+    let left = 0;
+    for (let i = 0; i < now.length; i += 1) {
+      if (closed[i] === now[i]) continue;
+      if (!metadata.review.has(now[i]) || metadata.review.has(closed[i])) return -1;
+      left += 1;
+    }
+    return left;
+  };
+  const keys = Object.keys(declared).filter((key) => declared[key] >= 0 && declared[key] <= 1);
+  const bands: ReviewBand[] = [];
+  for (const lower of keys) {
+    for (const upper of keys) {
+      if (!(declared[lower] < declared[upper])) continue;
+      const down = leftReview(outcomes({ ...declared, [upper]: declared[lower] }));
+      const up = leftReview(outcomes({ ...declared, [lower]: declared[upper] }));
+      if (down >= 0 && up >= 0 && down + up > 0) bands.push({ lower, upper, declared: false });
+    }
+  }
+  return bands;
+}
+
+function describeBand(band: ReviewBand): string {
+  return `${band.lower}–${band.upper}`;
 }
 
 /** Which cases order the candidates (true) and which test them: a seeded shuffle, blind to the cases themselves. */
@@ -243,6 +440,19 @@ export function bumpVersion(version: string | null): string {
   return match ? `${match[1]}${Number(match[2]) + 1}` : `${version}-2`;
 }
 
+/** The Outcome of a candidate for one case; a Decision that throws for some threshold values is an InvalidSuggestion. */
+function decideCase(decision: Decision, metadata: DecisionMetadata, assessment: Assessment<any>): Outcome {
+  try {
+    return applyDecision(assessment, decision, false);
+  } catch (error) {
+    throw new InvalidSuggestion(
+      `${metadata.name} threw with thresholds ${JSON.stringify(decisionThresholds(decision))} on a case: ` +
+        `${(error as Error).message} A Decision must return an Outcome for every threshold value it may be given.`,
+      { cause: error },
+    );
+  }
+}
+
 function tallyCandidate(
   decision: Decision,
   metadata: DecisionMetadata,
@@ -253,16 +463,7 @@ function tallyCandidate(
   const testCounts = { cases: 0, automatic: 0, wrong: 0 };
   for (let i = 0; i < cases.length; i += 1) {
     const { assessment, expected } = cases[i];
-    let outcome: Outcome;
-    try {
-      outcome = applyDecision(assessment, decision, false);
-    } catch (error) {
-      throw new InvalidSuggestion(
-        `${metadata.name} threw with thresholds ${JSON.stringify(decisionThresholds(decision))} on a case: ` +
-          `${(error as Error).message} A Decision must return an Outcome for every threshold value it may be given.`,
-        { cause: error },
-      );
-    }
+    const outcome = decideCase(decision, metadata, assessment);
     const counts = learn[i] ? learnCounts : testCounts;
     counts.cases += 1;
     if (!metadata.review.has(outcome)) {
@@ -283,22 +484,53 @@ function tallyCandidate(
 
 function verdict(
   name: string,
-  chosen: CandidateFigures | null,
-  needed: number | null,
+  found: { chosen: CandidateFigures | null; estimate: CaseEstimate | null; sequence: ThresholdSuggestion['sequence'] },
   target: { maxError: number; confidence: number; maxReviewRate: number | null },
   cases: number,
 ): string {
+  const { chosen, estimate, sequence } = found;
   const goal =
     `error of automatic Outcomes ≤ ${percent(target.maxError)} with ${percent(target.confidence)} confidence` +
     (target.maxReviewRate === null ? '' : ` and a review rate ≤ ${percent(target.maxReviewRate)}`);
   if (chosen) {
     return `${name}: the thresholds ${JSON.stringify(chosen.thresholds)} meet the target (${goal}), sending ${percent(chosen.reviewRate)} of cases to Review.`;
   }
+  const why = describeSequence(sequence, target);
+  const cannot = (reason: string) =>
+    `The target cannot be certified at this error rate whatever the count: ${reason}; change the Decision or the ` +
+    'Questions, or accept a higher target knowingly.';
+  const error = estimate?.error ?? null;
   const more =
-    needed === null
-      ? 'More cases alone will not help: the observed error of every candidate reaches the target; change the Decision or the Questions, or accept a higher target knowingly.'
-      : `About ${needed} labelled cases (now ${cases}) would likely be enough, if the error stays as observed.`;
-  return `${name}: no candidate meets the target (${goal}). The target was not weakened. ${more}`;
+    error === null
+      ? cannot('no candidate within the review rate decides a case automatically')
+      : estimate?.needed != null && estimate.floor
+        ? `More cases would help, but too few of these were decided automatically to say how many: at least ` +
+          `${estimate.needed} labelled cases (now ${cases}), the fewest with which a candidate erring less than the ` +
+          'target so far could be certified, even without an error.'
+        : estimate?.needed != null
+          ? `More cases would help: about ${estimate.needed} labelled cases (now ${cases}) would give a candidate ` +
+            `erring ${percent(error)} of the time a ${percent(ESTIMATE_POWER)} chance to be certified.`
+          : cannot(`the lowest observed error of automatic Outcomes (${percent(error)}) reaches it`);
+  return `${name}: no candidate meets the target (${goal}). The target was not weakened. ${why} ${more}`;
+}
+
+/** How fixed-sequence testing went, in one or two sentences: what was tested, and which candidate stopped it and why. */
+export function describeSequence(
+  sequence: ThresholdSuggestion['sequence'],
+  target: { maxError: number; confidence: number },
+): string {
+  const stop = sequence.stoppedBy;
+  if (sequence.ordered === 0) return 'No candidate passed the learn half, so none was tested.';
+  if (stop === null) {
+    return `The learn half ordered ${sequence.ordered} candidates and the test half certified every one of them.`;
+  }
+  return (
+    `The learn half ordered ${sequence.ordered} candidates; the test half certified ${sequence.certified} and ` +
+    `stopped at ${JSON.stringify(stop.thresholds)}: ${stop.testWrong} of its ${stop.testAutomatic} automatic ` +
+    `Outcomes on the test half were wrong (p = ${(stop.pValue as number).toFixed(3)} > ` +
+    `${(1 - target.confidence).toFixed(3)}; error bound ${percent(stop.errorBound)} above ` +
+    `${percent(target.maxError)}), so no candidate after it was tested.`
+  );
 }
 
 function percent(value: number): string {

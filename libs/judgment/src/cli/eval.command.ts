@@ -9,6 +9,7 @@ import type { CalibrationReport } from '../calibration/calibration.report';
 import { CalibrationLock } from '../lock/calibration-lock';
 import { CliUsageError } from './cli.errors';
 import { formatSuggestion } from './suggestion.format';
+import { DEFAULT_MIN_BAND } from '../calibration/threshold-suggestion';
 import { Calibration } from '../calibration/calibration.service';
 import { EngineManager } from '../engines/engine.manager';
 import { type Decision, decisionMetadata } from '../decision/decision.decorator';
@@ -31,6 +32,9 @@ export interface EvalOptions {
   maxError?: number;
   confidence?: number;
   maxReview?: number;
+  minBand?: number;
+  /** Review bands, each `lower:upper` (two threshold names). */
+  band?: string[];
   /** `true` for the default lock file, or its path. */
   lock?: boolean | string;
   html?: string;
@@ -42,8 +46,8 @@ export const DEFAULT_LOCK_FILE = 'judgment.lock.json';
 /**
  * `judgment eval <judgment> [--dataset=cases.json] [--decision=…]… [--engine=…]… [--fit-temperature] [--json]`: calibrates a Judgment's
  * Decisions against labelled cases (a dataset, else the recorded Resolutions). Every case is a paid Engine round.
- * `--suggest --max-error 0.05 --confidence 0.95 [--max-review 0.4]` also searches thresholds over the same answers
- * (exit 1 when none meets the target); `--lock [path]` writes the figures to the calibration lock.
+ * `--suggest --max-error 0.05 --confidence 0.95 [--max-review 0.4] [--min-band 0.1] [--band hold:block]…` also
+ * searches thresholds over the same answers, keeping each Review band open (exit 1 when none meets the target); `--lock [path]` writes the figures to the calibration lock.
  */
 export function addEvalCommand(program: Command, context: CliContext): void {
   program
@@ -62,6 +66,16 @@ export function addEvalCommand(program: Command, context: CliContext): void {
     .option('--max-error <share>', 'with --suggest: largest error rate of automatic Outcomes, in (0, 1)', share)
     .option('--confidence <share>', 'with --suggest: probability the error stays within --max-error', share)
     .option('--max-review <share>', 'with --suggest: largest review rate, in (0, 1]', share)
+    .option(
+      '--min-band <width>',
+      `with --suggest: least width kept between the thresholds of a Review band, in (0, 1) (default ${DEFAULT_MIN_BAND})`,
+      share,
+    )
+    .option(
+      '--band <lower:upper>',
+      'with --suggest: a Review band between two thresholds (repeatable; default: the bands the current ones hold)',
+      collect,
+    )
     .option('--html <path>', 'also write the report (and suggestions) as one self-contained HTML page')
     .option('--lock [path]', `write the figures to the calibration lock (default ${DEFAULT_LOCK_FILE})`)
     .action((name: string, options: EvalOptions) => runEval(context, name, options));
@@ -97,6 +111,8 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
           maxError: options.maxError,
           confidence: options.confidence,
           ...(options.maxReview === undefined ? {} : { maxReviewRate: options.maxReview }),
+          ...(options.minBand === undefined ? {} : { minBand: options.minBand }),
+          ...(options.band === undefined ? {} : { reviewBands: options.band.map(bandOption) }),
         },
         run,
       );
@@ -170,6 +186,17 @@ function share(value: string): number {
     throw new InvalidArgumentError(`expected a number such as 0.05; got ${JSON.stringify(value)}.`);
   }
   return number;
+}
+
+/** A `--band lower:upper` value as the pair of threshold names. */
+function bandOption(value: string): [string, string] {
+  const names = value.split(':').map((name) => name.trim());
+  if (names.length !== 2 || names.some((name) => name === '')) {
+    throw new CliUsageError(
+      `--band takes two threshold names, lower:upper (e.g. hold:block); got ${JSON.stringify(value)}.`,
+    );
+  }
+  return [names[0], names[1]];
 }
 
 /** Collects a repeatable option's values. */

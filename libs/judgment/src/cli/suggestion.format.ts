@@ -1,4 +1,9 @@
-import type { CalibrationSuggestion, CandidateFigures, ThresholdSuggestion } from '../calibration/threshold-suggestion';
+import {
+  type CalibrationSuggestion,
+  type CandidateFigures,
+  type ThresholdSuggestion,
+  describeSequence,
+} from '../calibration/threshold-suggestion';
 import { bold, percent, table } from './cli.output';
 
 /** Frontier rows printed at most (evenly picked, the chosen one always shown). */
@@ -22,6 +27,7 @@ function formatOne(suggestion: ThresholdSuggestion): string {
       `${suggestion.testCases} test); no further Engine call.`,
     `Method: ${suggestion.method}`,
     `Assumption: ${suggestion.assumption}`,
+    describeBands(suggestion),
     table(
       ['', 'Thresholds', 'Review rate', 'Observed error', `Error bound (${percent(target.confidence)})`, 'Certified'],
       frontierRows(suggestion).map(([label, figures]) => [
@@ -30,9 +36,11 @@ function formatOne(suggestion: ThresholdSuggestion): string {
         percent(figures.reviewRate),
         percent(figures.observedError),
         percent(figures.errorBound),
-        figures.certified ? 'yes' : 'no',
+        STATUS[figures.status],
       ]),
     ),
+    // Without a choice the verdict says how the sequence went.
+    ...(suggestion.chosen ? [describeSequence(suggestion.sequence, target)] : []),
     suggestion.verdict,
   ];
   if (suggestion.chosen && suggestion.nextVersion !== null) {
@@ -45,6 +53,28 @@ function formatOne(suggestion: ThresholdSuggestion): string {
     );
   }
   return parts.join('\n\n');
+}
+
+/** Why a row is certified or not, in the Certified column. */
+const STATUS: Record<CandidateFigures['status'], string> = {
+  certified: 'yes',
+  stopped: 'no: failed, stopped the sequence',
+  'after-stop': 'no: not tested (after the stop)',
+  'not-ordered': 'no: not ordered (learn half)',
+};
+
+/** Which Review bands the candidates kept open, and how wide. */
+function describeBands(suggestion: ThresholdSuggestion): string {
+  if (suggestion.bands.length === 0) {
+    return (
+      'Review bands: none found between the current thresholds (declare one with --band lower:upper, or ' +
+      'reviewBands, to keep it open).'
+    );
+  }
+  const bands = suggestion.bands
+    .map((band) => `${band.lower}–${band.upper}${band.declared ? '' : ' (found from the current thresholds)'}`)
+    .join(', ');
+  return `Review bands kept at least ${suggestion.minBand} wide: ${bands}; no candidate closes one.`;
 }
 
 /** The current thresholds, the chosen ones, and up to FRONTIER_ROWS frontier points by review rate. */

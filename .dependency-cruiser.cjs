@@ -113,6 +113,15 @@ module.exports = {
       // requires it only when the queue is on. Nothing else imports it, so no cycle can hide behind it.
       to: { dependencyTypes: ['require'], path: SRC, pathNot: `${SRC}queue/queue\\.registration\\.ts$` },
     },
+    {
+      name: 'no-ambient-context',
+      comment:
+        "No AsyncLocalStorage carrying behaviour between layers: pass it with the call (a round's rate-limit mode " +
+        'rides on the Engine request).',
+      severity: 'error',
+      from: { path: SRC },
+      to: { dependencyTypes: ['core'], path: '^(node:)?async_hooks$' },
+    },
     ...upwardRules,
     ...siblingRules,
   ],

@@ -5,9 +5,8 @@ import { type Decision, type DecisionMetadata, decisionMetadata, isDecision } fr
 import { type Judgment, type JudgmentClass, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
 import { isJudgmentClass } from '../registry/judgment.registry';
-import type { Engine } from '../engines/engine.interface';
+import { BULK_LIMITS, type Engine } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
-import { withLimitMode } from '../engines/limits/limit-context';
 import { EngineFailed, InvalidCalibration, InvalidSuggestion, NoDefaultDecision } from '../errors';
 import { decisionThresholds } from '../decision/thresholds';
 import { checkEvidenceSize, prepareEvidence } from '../definition/evidence';
@@ -316,9 +315,12 @@ export class CalibrationBuilder<J extends Judgment> {
         let assessment: Assessment<J>;
         try {
           // Bulk work: within the connection's limits it uses only its share of each window, so live calls go first.
-          assessment = await withLimitMode({ lane: 'bulk' }, () =>
-            ask(item.labelled.judgment, { questions: item.questions, evidence: item.labelled.evidence, engine }),
-          );
+          assessment = await ask(item.labelled.judgment, {
+            questions: item.questions,
+            evidence: item.labelled.evidence,
+            engine,
+            limits: BULK_LIMITS,
+          });
         } catch (error) {
           if (error instanceof EngineFailed) return error;
           throw error;

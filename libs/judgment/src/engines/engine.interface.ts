@@ -9,7 +9,32 @@ import type { Question } from '../questions/question';
 export interface EngineRequest {
   readonly questions: ReadonlyMap<string, Question>;
   readonly evidence: EvidenceMap;
+  /**
+   * How this round treats the connection's rate limits (`limits`, and the Engine's own 429): set by whoever starts
+   * the round — the queue's assess job, a calibration run — and passed down to the HTTP client. Default LIVE_LIMITS.
+   */
+  readonly limits?: LimitMode;
 }
+
+/** Which share of a connection's limits a round may use: live traffic first, bulk (calibration) within its share. */
+export type LimitLane = 'live' | 'bulk';
+
+/** How one round treats the connection's rate limits. */
+export interface LimitMode {
+  /**
+   * True in a queued assess job: a refusal (no slot, or the Engine's 429) throws EngineRateLimitDeferred at once
+   * instead of waiting in the process, so the job goes back to the queue and the queue pauses.
+   */
+  readonly defer: boolean;
+  readonly lane: LimitLane;
+}
+
+/** An inline call's round: live traffic, waiting for a slot up to `limiter.maxWait`. */
+export const LIVE_LIMITS: LimitMode = Object.freeze({ defer: false, lane: 'live' });
+/** A queued assess job's round: live traffic, a refusal handed back to the queue at once. */
+export const QUEUED_LIMITS: LimitMode = Object.freeze({ defer: true, lane: 'live' });
+/** A calibration run's round: bulk work within its share of each window, waiting like an inline call. */
+export const BULK_LIMITS: LimitMode = Object.freeze({ defer: false, lane: 'bulk' });
 
 /** One answer: Likelihood → probability; Classification → option → probability; Rating → probabilities, lowest first. */
 export type EngineAnswer = number | Readonly<Record<string, number>> | readonly number[];

@@ -3,7 +3,7 @@ import { Provenance } from '../assessment/provenance';
 import { COMPUTE_ONLY } from '../decision/apply-decision';
 import { type EvidenceMap, prepareEvidence } from '../definition/evidence';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
-import type { Engine, EngineResponse } from '../engines/engine.interface';
+import type { Engine, EngineResponse, LimitMode } from '../engines/engine.interface';
 import { EngineFailed, MalformedEngineResponse } from '../errors';
 import { type DeclaredQuestion, type QuestionMap, expandQuestions } from '../questions/question';
 
@@ -14,6 +14,8 @@ export interface AskRequest {
   /** The Evidence to show, UntrustedText at its paths. */
   readonly evidence: EvidenceMap;
   readonly engine: Engine;
+  /** How the round treats the connection's rate limits (default: live, waiting for a slot). */
+  readonly limits?: LimitMode;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function ask<J extends Judgment>(judgment: J, request: AskRequest):
   const questions = expandQuestions(name, request.questions);
   const evidence = prepareEvidence(request.evidence).shown;
   try {
-    const response = await request.engine.answer({ questions, evidence });
+    const response = await request.engine.answer({ questions, evidence, limits: request.limits });
     return readAnswers(judgment, request.questions, response);
   } catch (error) {
     throw EngineFailed.wrap(name, error);

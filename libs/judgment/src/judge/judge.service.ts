@@ -4,7 +4,7 @@ import { Provenance } from '../assessment/provenance';
 import { Unassessed } from '../assessment/unassessed';
 import { checkEvidenceSize } from '../definition/evidence';
 import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
-import type { EngineRequest, EngineResponse } from '../engines/engine.interface';
+import { type EngineRequest, type EngineResponse, LIVE_LIMITS, type LimitMode } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
 import { EngineCallInterrupted, EngineFailed, EngineRateLimitDeferred, InvalidJudgment } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
@@ -25,6 +25,7 @@ import { EvidencePathWarnings } from './evidence-paths';
 import {
   type AssessResult,
   type Attempter,
+  type AttemptOptions,
   type DispatchOptions,
   type DispatchStrategy,
   JUDGMENT_DISPATCH,
@@ -81,10 +82,10 @@ export class Judge implements Attempter {
    * `assess()`, also telling which record the attempt was written to (null when nothing was): what the queue's jobs
    * use to decide from the record.
    */
-  async attempt<J extends Judgment>(judgment: J, paid?: PaidAnswers): Promise<RecordedAttempt<J>> {
-    const attempt = this.prepare(judgment);
+  async attempt<J extends Judgment>(judgment: J, options: AttemptOptions = {}): Promise<RecordedAttempt<J>> {
+    const attempt = this.prepare(judgment, options.limits ?? LIVE_LIMITS);
     return inSpan('judgment.assess', { attributes: { 'judgment.name': attempt.name } }, async (span) => {
-      const recorded = await this.attemptPrepared(judgment, attempt, paid);
+      const recorded = await this.attemptPrepared(judgment, attempt, options.paid);
       const status = recorded.result instanceof Unassessed ? 'unassessed' : 'assessed';
       span.setAttribute('judgment.status', status);
       if (recorded.record) span.setAttribute('judgment.record_id', recorded.record.id);
@@ -236,7 +237,7 @@ export class Judge implements Attempter {
     return inSpan('judgment.record', { kind: SpanKind.CLIENT, attributes }, write);
   }
 
-  private prepare(judgment: Judgment): Attempt {
+  private prepare(judgment: Judgment, limits: LimitMode): Attempt {
     const described = describeAttempt(judgment);
     const metadata = judgmentMetadata(judgment.constructor);
     checkEvidenceSize(described.name, described.evidence, metadata.maxEvidenceBytes ?? this.maxEvidenceBytes);
@@ -244,7 +245,7 @@ export class Judge implements Attempter {
     const connection = judgment.engine?.() ?? metadata.engine ?? this.engines.defaultConnectionName();
     return {
       ...described,
-      request: { questions: described.expanded, evidence: described.evidence.shown },
+      request: { questions: described.expanded, evidence: described.evidence.shown, limits },
       connection,
       chosen: this.answers.engineFor(judgment, connection),
       cacheFor: checkedCacheFor(described.name, judgment.cacheFor?.() ?? metadata.cacheFor ?? null),

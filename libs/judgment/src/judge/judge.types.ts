@@ -1,6 +1,7 @@
 import type { Assessment, EncodedAnswer } from '../assessment/assessment';
 import type { Unassessed } from '../assessment/unassessed';
 import type { Judgment } from '../definition/judgment.decorator';
+import type { LimitMode } from '../engines/engine.interface';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 
 /**
@@ -59,8 +60,19 @@ export function paidAnswersOf(assessment: Assessment<any>): PaidAnswers {
 
 /** Something that assesses and tells which record it wrote: the Judge, as the dispatch strategies see it. */
 export interface Attempter {
-  /** Assesses `judgment`; with `paid`, records those answers instead of asking the Engine. */
-  attempt<J extends Judgment>(judgment: J, paid?: PaidAnswers): Promise<RecordedAttempt<J>>;
+  /** Assesses `judgment` as `options` say (paid answers to record instead of asking, the round's rate-limit mode). */
+  attempt<J extends Judgment>(judgment: J, options?: AttemptOptions): Promise<RecordedAttempt<J>>;
+}
+
+/** How one attempt is made: what the dispatch strategies tell `judge.attempt()`. */
+export interface AttemptOptions {
+  /** Answers an earlier run paid for but could not record: recorded now, the Engine is not asked again. */
+  readonly paid?: PaidAnswers;
+  /**
+   * How the round treats the connection's rate limits, handed to the Engine with the request (default LIVE_LIMITS:
+   * wait for a slot up to `limiter.maxWait`). A queued assess job gives QUEUED_LIMITS: refusals go back to the queue.
+   */
+  readonly limits?: LimitMode;
 }
 
 /** A way of running dispatched Judgments (inline, or on BullMQ); resolves to the job id. */

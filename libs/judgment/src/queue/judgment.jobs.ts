@@ -4,7 +4,7 @@ import { Unassessed } from '../assessment/unassessed';
 import type { Outcome } from '../definition/outcome';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import { JudgmentRegistry } from '../registry/judgment.registry';
-import type { Attempter, PaidAnswers } from '../judge/judge.types';
+import type { AttemptOptions, Attempter } from '../judge/judge.types';
 import { RecordQueries } from '../records/record-queries.service';
 import { Replay } from '../records/replay.service';
 import { RecordWriter } from '../persistence/record.writer';
@@ -56,10 +56,11 @@ export class JudgmentJobs {
   /**
    * Assesses through `judge`. An Engine failure throws (throwOnFailure true, after the attempt was recorded)
    * or ends `unassessed`. A recorded Assessment is left for the decide job; an unrecorded one is decided here.
-   * With `paid` (answers an earlier run paid for but could not record) the Engine is not asked again.
+   * With `options.paid` (answers an earlier run paid for but could not record) the Engine is not asked again;
+   * `options.limits` is how the round treats the rate limits.
    */
-  async assess(judge: Attempter, judgment: Judgment, paid?: PaidAnswers): Promise<AssessRun> {
-    const { result, record } = await judge.attempt(judgment, paid);
+  async assess(judge: Attempter, judgment: Judgment, options: AttemptOptions = {}): Promise<AssessRun> {
+    const { result, record } = await judge.attempt(judgment, options);
     if (result instanceof Unassessed) return { step: { kind: 'unassessed', record: record?.id ?? null } };
     if (!judgmentMetadata(judgment.constructor).decision) {
       return { step: { kind: 'assessed', record: record?.id ?? null } };

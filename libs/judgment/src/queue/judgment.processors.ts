@@ -4,7 +4,7 @@ import { EventEmitterReadinessWatcher } from '@nestjs/event-emitter';
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Assessment } from '../assessment/assessment';
 import { EngineManager } from '../engines/engine.manager';
-import { withLimitMode } from '../engines/limits/limit-context';
+import { QUEUED_LIMITS } from '../engines/engine.interface';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
 import {
@@ -196,9 +196,9 @@ export class AssessProcessor extends JudgmentWorkerHost {
    * without counting as an attempt. A worker closed by the module's onModuleDestroy does not wait the pause out.
    */
   private async assessWithinLimits(judgment: Judgment, paid: PaidAnswers | undefined): Promise<AssessRun> {
-    if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment, paid);
+    if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment, { paid });
     try {
-      return await withLimitMode({ defer: true }, () => this.jobs.assess(this.judge, judgment, paid));
+      return await this.jobs.assess(this.judge, judgment, { paid, limits: QUEUED_LIMITS });
     } catch (error) {
       if (!(error instanceof EngineRateLimitDeferred)) throw error;
       // Never 0: a 429 saying `retry-after: 0` would otherwise send every worker straight back to the Engine.

@@ -1,7 +1,6 @@
 import { type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
 import { EngineCallInterrupted, EngineFailed, EngineRateLimitDeferred } from '../../errors';
 import { inHttpSpan } from '../../telemetry/judgment.tracing';
-import { limitMode } from '../limits/limit-context';
 import { type Sleep, attemptDeadline, deadlineMs, sleepUnlessAborted } from './request-limits';
 import { retryWait, type RetryHeaders } from './retry';
 
@@ -40,9 +39,9 @@ export interface EngineHttpAnswer {
  * The one HTTP path of the Engine drivers: POSTs a body with a wall-clock deadline per attempt and a response size
  * cap, retries the retryable statuses after the wait they ask for, and never lets the key or the HTTP client's error
  * (which carries the request config) escape. Once the app shuts down, a retry wait is cancelled and no retry is sent
- * (EngineCallInterrupted); a first request still goes out, so a running job is let finish. In a queued job
- * (`limitMode().defer`) a 429 is not waited for: it is handed to the queue (EngineRateLimitDeferred), which pauses for
- * the wait the response asks for.
+ * (EngineCallInterrupted); a first request still goes out, so a running job is let finish. When the call defers rate
+ * limits (a queued job's round, `request.limits.defer`) a 429 is not waited for: it is handed to the queue
+ * (EngineRateLimitDeferred), which pauses for the wait the response asks for.
  */
 export class EngineHttpClient {
   /**
@@ -73,8 +72,11 @@ export class EngineHttpClient {
     });
   }
 
-  /** POSTs `body`, retrying as the settings say; returns the last answer. Transport failures as EngineFailed. */
-  async send(body: string): Promise<EngineHttpAnswer> {
+  /**
+   * POSTs `body`, retrying as the settings say; returns the last answer. Transport failures as EngineFailed. With
+   * `deferRateLimit` a 429 throws EngineRateLimitDeferred at once instead of being retried here.
+   */
+  async send(body: string, { deferRateLimit = false }: { deferRateLimit?: boolean } = {}): Promise<EngineHttpAnswer> {
     const { connection, endpoint, timeout, retries, retryable, retryHeaders } = this.settings;
     for (let attempts = 1; ; attempts++) {
       const deadline = attemptDeadline(timeout);
@@ -84,7 +86,7 @@ export class EngineHttpClient {
         },
       );
       const { headers } = response;
-      if (response.status === 429 && limitMode().defer) {
+      if (response.status === 429 && deferRateLimit) {
         throw new EngineRateLimitDeferred(
           `The Engine rate-limited the request (HTTP 429, connection "${connection}"); the queue pauses for its ` +
             'retry-after.',

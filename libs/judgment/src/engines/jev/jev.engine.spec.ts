@@ -6,6 +6,7 @@ import { Evidence } from '../../definition/evidence';
 import {
   EngineFailed,
   EngineOverloaded,
+  EngineRateLimitDeferred,
   EngineRateLimited,
   EngineRejectedRequest,
   EngineUnauthorized,
@@ -13,7 +14,7 @@ import {
 } from '../../errors';
 import type { EngineConnectionOptions } from '../../judgment.options';
 import { Classification, Likelihood, Rating, type Question } from '../../questions';
-import type { EngineRequest } from '../engine.interface';
+import { type EngineRequest, LIVE_LIMITS, QUEUED_LIMITS } from '../engine.interface';
 import { FENCE_PREFACE } from './fence';
 import { JevEngine, type Sleep } from './jev.engine';
 
@@ -181,6 +182,23 @@ describe('Jev driver: retries', () => {
     simulator.clearLog().fail({ status: 429, retryAfterMs: 1 }, 2);
     await expect(jev({ retries: 2 }, sleep).answer(ask())).resolves.toBeDefined();
     expect(simulator.requests.map((logged) => logged.status)).toEqual([429, 429, 200]);
+  });
+
+  it('hands a 429 back at once when the request defers rate limits (a queued job), with the wait it asks for', async () => {
+    const { sleep, waits } = recordingSleep();
+    simulator.fail({ status: 429, retryAfterMs: 1500 }, 2);
+    const error = await jev({ retries: 3 }, sleep)
+      .answer({ ...ask(), limits: QUEUED_LIMITS })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EngineRateLimitDeferred);
+    expect((error as EngineRateLimitDeferred).retryAfterMs).toBe(1500);
+    expect(simulator.requests).toHaveLength(1);
+    expect(waits).toEqual([]);
+
+    simulator.clearLog();
+    await expect(jev({ retries: 3 }, sleep).answer({ ...ask(), limits: LIVE_LIMITS })).resolves.toBeDefined();
+    expect(simulator.requests.map((logged) => logged.status)).toEqual([429, 200]);
+    expect(waits).toEqual([1500]);
   });
 
   it('waits retry-after-ms, else retry-after seconds, else its HTTP date, else 500 · 2^(n − 1) ms, clamped to 60 s', async () => {

@@ -85,7 +85,7 @@ export class JevEngine implements Engine {
   async answer(request: EngineRequest): Promise<EngineResponse> {
     this.checkLabels(request.questions);
     const body = requestBody(this.settings.model, request.evidence, request.questions);
-    const response = await this.http.send(body);
+    const response = await this.http.send(body, { deferRateLimit: request.limits?.defer === true });
     const header = response.headers['x-typesafe-request-id'];
     const origin: ResponseOrigin = {
       connection: this.settings.connection,

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { EngineRateLimitDeferred, EngineRateLimited } from '../../errors';
 import type { LimitSharing, ResolvedLimits } from './connection-limits';
-import type { LimitMode } from './limit-context';
+import type { LimitMode } from '../engine.interface';
 
 /** Where a connection's counters live: Redis (shared by every process) or this process's memory. */
 export type LimitStore = 'redis' | 'process';

@@ -1,8 +1,7 @@
 import type { Question } from '../../questions/question';
 import { EngineRateLimitDeferred, EngineRateLimited } from '../../errors';
-import type { Engine, EngineRequest, EngineResponse } from '../engine.interface';
+import { type Engine, type EngineRequest, type EngineResponse, LIVE_LIMITS } from '../engine.interface';
 import type { ConnectionLimiter } from './connection.limiter';
-import { limitMode } from './limit-context';
 
 /**
  * A connection's Engine behind its rate limits: each call takes a request and its estimated input tokens (the size
@@ -27,7 +26,7 @@ export class RateLimitedEngine implements Engine {
   }
 
   async answer(request: EngineRequest): Promise<EngineResponse> {
-    const reservation = await this.limiter.acquire(this.lastTokens, limitMode());
+    const reservation = await this.limiter.acquire(this.lastTokens, request.limits ?? LIVE_LIMITS);
     let response: EngineResponse;
     try {
       response = await this.engine.answer(request);

@@ -14,10 +14,9 @@ import {
 import { fuzz } from '../../fuzz.spec-helpers';
 import type { EngineConnectionOptions } from '../../judgment.options';
 import { Likelihood, type Question } from '../../questions';
-import type { EngineRequest } from '../engine.interface';
+import { type EngineRequest, QUEUED_LIMITS } from '../engine.interface';
 import { describeHttpHardening } from '../http/http-hardening.spec-helpers';
 import { rejection, serve } from '../http/loopback-server.spec-helpers';
-import { withLimitMode } from '../limits/limit-context';
 import { MeteredEngine, UsageMeter } from '../metering';
 import { OpenAiEngine } from './openai.engine';
 import { readCompletion } from './openai.response';
@@ -76,8 +75,8 @@ describe('a 429 in a queued job is handed to the queue', () => {
       res.end('{"error":{"message":"Rate limit reached"}}');
     });
     const driver = openai(server.url, { retries: 3 });
-    const first = await rejection(withLimitMode({ defer: true }, () => driver.answer(ask())));
-    const second = await rejection(withLimitMode({ defer: true }, () => driver.answer(ask())));
+    const first = await rejection(driver.answer({ ...ask(), limits: QUEUED_LIMITS }));
+    const second = await rejection(driver.answer({ ...ask(), limits: QUEUED_LIMITS }));
     await server.close();
     expect(first).toBeInstanceOf(EngineRateLimitDeferred);
     expect((first as EngineRateLimitDeferred).retryAfterMs).toBe(7000);
@@ -94,7 +93,7 @@ describe('a 429 in a queued job is handed to the queue', () => {
     });
     const other: [string, Question] = ['urgent', Likelihood.that('Is it urgent?')];
     const driver = openai(server.url, { retries: 3, maxConcurrency: 1 });
-    const { answers } = await withLimitMode({ defer: true }, () => driver.answer(ask([flagged(), other])));
+    const { answers } = await driver.answer({ ...ask([flagged(), other]), limits: QUEUED_LIMITS });
     await server.close();
     expect(answers).toEqual({ flagged: expect.closeTo(0.25, 9), urgent: expect.closeTo(0.25, 9) });
     // Not deferred: the first answer is kept, the 429 waited out once, and nothing is asked twice.

@@ -17,7 +17,6 @@ import { carriesUsage } from '../metering';
 import { logEntry } from '../../logging/judgment.logger';
 import type { Sleep } from '../http/request-limits';
 import { statusError, type ResponseOrigin } from '../http/status-errors';
-import { withLimitMode } from '../limits/limit-context';
 import { probeOpenAi, type OpenAiProbeReport, type ProbedQuestion } from './openai.probe';
 import {
   answerTokens,
@@ -247,16 +246,16 @@ export class OpenAiEngine implements Engine {
     paid: TokenUsage[],
   ): Promise<QuestionReading[]> {
     const readings = new Array<QuestionReading | undefined>(asked.length);
-    const read = async (index: number) => {
-      readings[index] = await this.ask(...asked[index], request, paid);
+    const reader = (defer: boolean) => async (index: number) => {
+      readings[index] = await this.ask(...asked[index], request, paid, defer);
     };
     const indexes = asked.map((_, index) => index);
     try {
-      await inPool(indexes, this.settings.maxConcurrency, read);
+      await inPool(indexes, this.settings.maxConcurrency, reader(request.limits?.defer === true));
     } catch (error) {
       if (!(error instanceof EngineRateLimitDeferred) || paid.length === 0) throw error;
       const left = indexes.filter((index) => readings[index] === undefined);
-      await withLimitMode({ defer: false }, () => inPool(left, this.settings.maxConcurrency, read));
+      await inPool(left, this.settings.maxConcurrency, reader(false));
     }
     return readings as QuestionReading[];
   }
@@ -271,16 +270,16 @@ export class OpenAiEngine implements Engine {
     question: Question,
     request: EngineRequest,
     paid: TokenUsage[],
+    /** Hand a 429 back to the queue (a queued job's round) rather than wait it out. */
+    defer: boolean,
   ): Promise<QuestionReading> {
     const wordLetters = question.kind === 'classification';
-    const first = await this.request(key, chatPrompt(key, question, request.evidence), paid, { wordLetters });
+    const first = await this.request(key, chatPrompt(key, question, request.evidence), paid, defer, { wordLetters });
     if (!first.inDoubt) return { ...first, requests: 1, askedAgain: null };
     const askedAgainAfter = first.letterShare as number;
     const relettered = chatPrompt(key, question, request.evidence, CLEAR_LETTERS);
     // The first answer is paid for: the second is waited for here even in a queued job, never handed back to the queue.
-    const second = await withLimitMode({ defer: false }, () =>
-      this.request(key, relettered, paid, { wordLetters: false, askedAgainAfter }),
-    );
+    const second = await this.request(key, relettered, paid, false, { wordLetters: false, askedAgainAfter });
     return {
       ...second,
       usage: sumUsage([first.usage, second.usage]),
@@ -294,9 +293,11 @@ export class OpenAiEngine implements Engine {
     key: string,
     prompt: ChatPrompt,
     paid: TokenUsage[],
+    defer: boolean,
     check: Pick<ReadingRules, 'wordLetters' | 'askedAgainAfter'>,
   ): Promise<CompletionReading> {
-    const response = await this.http.send(completionRequest(this.settings.model, prompt, this.settings.topLogprobs));
+    const body = completionRequest(this.settings.model, prompt, this.settings.topLogprobs);
+    const response = await this.http.send(body, { deferRateLimit: defer });
     const header = response.headers['x-request-id'];
     const origin: ResponseOrigin = {
       connection: this.settings.connection,

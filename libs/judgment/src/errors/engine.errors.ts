@@ -1,5 +1,23 @@
 import { JudgmentError } from './judgment.error';
 
+/**
+ * The Questions of a round an Engine answered before the round failed (a driver that asks one request per Question):
+ * paid for, so the Judge records them with the failure and a retry of the same Judgment asks only the others.
+ */
+export interface AnsweredBeforeFailure {
+  /** By asked key (a Likelihood Set's labels as `set.label`), as an Engine answers them. */
+  readonly answers: Readonly<Record<string, number | Readonly<Record<string, number>> | readonly number[]>>;
+  /** Where they came from: the connection, the model that answered, the request id and the details. */
+  readonly provenance: {
+    readonly engine: string;
+    readonly model: string;
+    readonly requestId: string | null;
+    readonly details: Readonly<Record<string, unknown>>;
+  };
+  /** The record that holds them with the failure, once the Judge recorded it (null when nothing was written). */
+  readonly record?: number | null;
+}
+
 /** The Engine could not produce an Assessment. Every Engine failure is (a subclass of) this. */
 export class EngineFailed extends JudgmentError {
   /** The Engine's request id, when the failure happened after the Engine answered with one. */
@@ -9,6 +27,12 @@ export class EngineFailed extends JudgmentError {
    * round another Question failed), set by the driver to be metered; null when none.
    */
   usage: Readonly<Record<string, number>> | null = null;
+  /**
+   * The Questions the round had answered before it failed, with their Provenance, set by the driver (the `openai`
+   * driver asks one request per Question); null when none. The Judge, once it recorded the failure, sets it to every
+   * answer of the Judgment paid for so far (an earlier round's included) and the record that holds them.
+   */
+  answered: AnsweredBeforeFailure | null = null;
 
   constructor(message: string, options?: { cause?: unknown; requestId?: string | null }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });

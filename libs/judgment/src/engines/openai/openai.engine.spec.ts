@@ -9,6 +9,7 @@ import { EngineManager } from '../engine.manager';
 import { OpenAiEngine } from './openai.engine';
 import { durationMs, openAiRetryHeaders } from './openai.retry';
 import { JudgmentError } from '../../errors/judgment.error';
+import { MalformedEngineResponse } from '../../errors';
 
 const SECRET = 'sk-proj-SECRET-4242';
 let sim: RunningOpenAiSimulator;
@@ -142,6 +143,28 @@ describe('the openai driver', () => {
     expect(error.message).toMatch(/only 20\.0% of the first token's probability fell on the answers yes, no/);
     expect(error.message).toContain('at least 50.0% needed');
     expect(error.message).toContain(`request ${sim.requests[0].requestId}`);
+  });
+
+  it('carries the answers read before the round failed, with their Provenance, on the error', async () => {
+    sim.fail({ kind: 'answer' }).fail({ kind: 'omit-logprobs' });
+    const spam: [string, Question] = ['spam', Likelihood.that('Is the note advertising?')];
+    const error = (await engine({ maxConcurrency: 1 })
+      .answer(ask([flagged, spam], '[[flagged=0.7]]'))
+      .catch((thrown: unknown) => thrown)) as MalformedEngineResponse;
+    expect(error).toBeInstanceOf(MalformedEngineResponse);
+    expect(error.answered?.answers).toEqual({ flagged: expect.closeTo(0.7, 9) });
+    expect(error.answered?.provenance).toMatchObject({
+      engine: 'openai',
+      model: 'sim-4o-2026-09-17',
+      requestId: sim.requests[0].requestId,
+      details: { requestIds: { flagged: sim.requests[0].requestId }, usage: { requests: 1 } },
+    });
+    // A round that fails before any answer carries none.
+    sim.fail({ kind: 'omit-logprobs' });
+    const first = (await engine({ maxConcurrency: 1 })
+      .answer(ask([flagged, spam]))
+      .catch((thrown: unknown) => thrown)) as MalformedEngineResponse;
+    expect(first.answered).toBeNull();
   });
 
   it('accepts lower coverage when minCoverage allows it, and then reads the share of what fell on the options', async () => {

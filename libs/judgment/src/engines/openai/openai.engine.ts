@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { Logger } from '@nestjs/common';
 import { Provenance } from '../../assessment/provenance';
 import {
+  EngineFailed,
   EngineNotConfigured,
   EngineRateLimitDeferred,
   EngineRejectedRequest,
@@ -223,20 +224,38 @@ export class OpenAiEngine implements Engine {
     if (refused.length > 0) throw new EngineRejectedRequest(refused.join(' '));
     const asked = [...request.questions];
     const paid: TokenUsage[] = [];
-    const readings = await this.readAll(asked, request, paid).catch((error: unknown) => {
-      // Every 2xx answer of the round was paid for, whichever Question failed: its usage goes with the error.
+    const readings = new Array<QuestionReading | undefined>(asked.length);
+    await this.readAll(asked, request, paid, readings).catch((error: unknown) => {
+      // Every 2xx answer of the round was paid for, whichever Question failed: its usage goes with the error, and
+      // the answers read go with it too, for the Judge to record and a retry to reuse.
       if (carriesUsage(error) && paid.length > 0) error.usage = sumUsage(paid);
+      if (error instanceof EngineFailed) error.answered = this.answeredBefore(asked, readings);
       throw error;
     });
     const answers: Record<string, EngineAnswer> = {};
     asked.forEach(([key, question], index) => {
-      answers[key] = engineAnswer(question, readings[index].probabilities);
+      answers[key] = engineAnswer(question, (readings[index] as QuestionReading).probabilities);
     });
-    return { answers, provenance: this.provenance(asked, readings) };
+    return { answers, provenance: this.provenance(asked, readings as QuestionReading[]) };
+  }
+
+  /** The Questions read before the round failed, with their Provenance; null when none was. */
+  private answeredBefore(
+    asked: ReadonlyArray<[string, Question]>,
+    readings: ReadonlyArray<QuestionReading | undefined>,
+  ): EngineResponse | null {
+    const read = asked.filter((_, index) => readings[index] !== undefined);
+    if (read.length === 0) return null;
+    const done = readings.filter((reading): reading is QuestionReading => reading !== undefined);
+    const answers: Record<string, EngineAnswer> = {};
+    read.forEach(([key, question], index) => {
+      answers[key] = engineAnswer(question, done[index].probabilities);
+    });
+    return { answers, provenance: this.provenance(read, done) };
   }
 
   /**
-   * Reads every Question of the round, `maxConcurrency` at once. In a queued job a 429 is handed to the queue only
+   * Reads every Question of the round into `readings`, `maxConcurrency` at once. In a queued job a 429 is handed to the queue only
    * while nothing of the round was paid for; once an answer was, the rest of the round is finished here, waiting out
    * the 429s as an inline call does, so no paid answer is dropped or asked again.
    */
@@ -244,8 +263,8 @@ export class OpenAiEngine implements Engine {
     asked: ReadonlyArray<[string, Question]>,
     request: EngineRequest,
     paid: TokenUsage[],
-  ): Promise<QuestionReading[]> {
-    const readings = new Array<QuestionReading | undefined>(asked.length);
+    readings: Array<QuestionReading | undefined>,
+  ): Promise<void> {
     const reader = (defer: boolean) => async (index: number) => {
       readings[index] = await this.ask(...asked[index], request, paid, defer);
     };
@@ -257,7 +276,6 @@ export class OpenAiEngine implements Engine {
       const left = indexes.filter((index) => readings[index] === undefined);
       await inPool(left, this.settings.maxConcurrency, reader(false));
     }
-    return readings as QuestionReading[];
   }
 
   /**

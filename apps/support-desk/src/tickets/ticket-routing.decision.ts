@@ -27,14 +27,14 @@ export class TicketRoutingDecision implements Decision<TicketRouting, TicketOutc
 
   decide(assessment: Assessment<TicketRouting>): TicketOutcome {
     const department = assessment.classification('department');
-    const team = department.label;
     const split = department.confidence < this.thresholds.split;
     const critical =
       assessment.likelihood('problem').above(this.thresholds.problem) &&
       assessment.rating('severity').above(this.thresholds.critical);
-    if (team === null) return TicketOutcome.Triage;
+    // The label is read where it is tested, so the decision trace names it as the rule (`department is none`).
+    if (department.label === null) return TicketOutcome.Triage;
     if (split) return TicketOutcome.Triage;
     if (critical) return TicketOutcome.Triage;
-    return TEAMS[team];
+    return TEAMS[department.label];
   }
 }

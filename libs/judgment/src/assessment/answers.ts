@@ -1,6 +1,6 @@
 import { UndeclaredLabel } from '../errors';
 import { NONE_LABEL } from '../questions/classification';
-import { isTracing, noteLabelTest, noteRead, noteValue } from './reading-trace';
+import { isTracing, noteLabelRead, noteLabelTest, noteRead, noteValue } from './reading-trace';
 import { Thresholded, confidenceOf } from './thresholds';
 
 /** The probability (0..1) that a Likelihood's statement is true. It has no Confidence: a middle value is the doubt. */
@@ -19,8 +19,11 @@ export type NoneLabel<N extends boolean> = N extends true ? typeof NONE_LABEL : 
 
 /** A probability per label of a Classification, in declared order. */
 export class ClassificationAnswer<L extends string = string, N extends boolean = boolean> {
-  /** The most probable label (ties go to the earlier declared label); null when the escape option `none` wins. */
-  readonly label: N extends true ? L | null : L;
+  /**
+   * The most probable label (ties go to the earlier declared label); null when the escape option `none` wins. Reading
+   * it inside decide() is traced as the test `team is <label>` (a Decision routes on it, e.g. `label === null`).
+   */
+  declare readonly label: N extends true ? L | null : L;
   /** Label → probability, in declared order (the escape option last). */
   readonly probabilities: Readonly<Record<L | NoneLabel<N>, number>>;
   /** Top probability minus the runner-up. */
@@ -33,7 +36,16 @@ export class ClassificationAnswer<L extends string = string, N extends boolean =
   ) {
     let top = entries[0];
     for (const entry of entries) if (entry[1] > top[1]) top = entry;
-    this.label = (allowsNone && top[0] === NONE_LABEL ? null : top[0]) as N extends true ? L | null : L;
+    const label = allowsNone && top[0] === NONE_LABEL ? null : top[0];
+    const [winner, probability] = top;
+    // An own enumerable accessor: it serialises and compares like a field, and tells the trace it was read.
+    Object.defineProperty(this, 'label', {
+      enumerable: true,
+      get: () => {
+        if (isTracing()) noteLabelRead(this, winner, probability);
+        return label;
+      },
+    });
     this.probabilities = Object.freeze(Object.fromEntries(entries)) as Readonly<Record<L | NoneLabel<N>, number>>;
     this.confidence = confidenceOf(entries.map(([, p]) => p));
     Object.freeze(this);

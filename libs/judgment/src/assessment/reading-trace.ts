@@ -41,6 +41,8 @@ class ReadingSink implements Readings {
   readonly comparisons: TracedComparison[] = [];
   /** The key each answer object was read under (answers are immutable values, shared by reads of the same key). */
   readonly keys = new Map<object, string>();
+  /** The Classification answers whose label the Decision read (noted once each). */
+  readonly labelsRead = new Set<object>();
 }
 
 let active: ReadingSink | null = null;
@@ -103,6 +105,19 @@ export function noteComparison(
   if (sink === null) return;
   const key = sink.keys.get(answer);
   if (key !== undefined) sink.comparisons.push({ key, op, value, threshold, result });
+}
+
+/**
+ * Notes that the Decision read a Classification's `label` (the winning label, `none` for the escape option): a test
+ * that holds, `key is <label>`, noted on the first read only.
+ */
+export function noteLabelRead(answer: object, label: string, probability: number): void {
+  const sink = active;
+  if (sink === null || sink.labelsRead.has(answer)) return;
+  const key = sink.keys.get(answer);
+  if (key === undefined) return;
+  sink.labelsRead.add(answer);
+  sink.comparisons.push({ key, op: 'is', value: probability, threshold: null, label, result: true });
 }
 
 /** Notes a Classification `is(label)` test. */

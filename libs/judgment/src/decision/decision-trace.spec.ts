@@ -1,4 +1,11 @@
-import { Assessment, Decision, type Decision as DecisionContract } from 'nestjs-judgment';
+import {
+  Assessment,
+  Classification,
+  Decision,
+  type Decision as DecisionContract,
+  Judgment,
+  Rating,
+} from 'nestjs-judgment';
 import { Provenance } from 'nestjs-judgment/drivers';
 import { RefundAbuse, RefundOutcome, aRefund } from '../testing/fixtures.spec-helpers';
 import { COMPUTE_ONLY, applyTracedDecision } from './apply-decision';
@@ -33,6 +40,89 @@ class ThrowsMidway implements DecisionContract<RefundAbuse, RefundOutcome> {
     return RefundOutcome.Approve;
   }
 }
+
+enum Route {
+  Billing = 'billing',
+  Technical = 'technical',
+  Triage = 'triage',
+}
+
+@Judgment({ name: 'trace-ticket-routing' })
+class TicketRouting implements Judgment {
+  evidence() {
+    return { ticket: 'My invoice is wrong.' };
+  }
+  questions() {
+    return {
+      team: Classification.of('Which team should handle the ticket?', ['billing', 'technical']).orNone(),
+      severity: Rating.of('How urgent is it?', ['low', 'normal', 'high', 'critical']),
+    };
+  }
+}
+
+/** The README's routing Decision: it reads the label itself (`team.label === null`), as its pattern writes it. */
+@Decision({ outcomes: Route, review: [Route.Triage], name: 'trace-route-ticket' })
+class RouteTicket implements DecisionContract<TicketRouting, Route> {
+  decide(assessment: Assessment<TicketRouting>): Route {
+    const team = assessment.classification('team');
+    const urgent = assessment.rating('severity').above(2.5);
+    if (team.label === null) return Route.Triage; // the escape option won: no team fits
+    if (urgent) return Route.Triage;
+    return team.label === 'billing' ? Route.Billing : Route.Technical;
+  }
+}
+
+const ticket = new TicketRouting();
+const routed = (team: Record<string, number>, severity = [0.7, 0.2, 0.1, 0]) =>
+  Assessment.fromAnswers(
+    ticket,
+    ticket.questions(),
+    { team, severity },
+    new Provenance('jev', 'jev-1.13.0'),
+    COMPUTE_ONLY,
+  );
+
+describe('Decision trace of a Classification label read by the Decision itself (issue 31)', () => {
+  it('names the escape option as the rule when `label === null` fired, not "otherwise"', () => {
+    const { outcome, trace } = applyTracedDecision(
+      routed({ billing: 0.1, technical: 0.2, none: 0.7 }),
+      new RouteTicket(),
+      false,
+    );
+    expect(outcome).toBe(Route.Triage);
+    expect(trace.rule.text).toBe('team is none');
+    expect(trace.comparisons.at(-1)).toMatchObject({ key: 'team', op: 'is', label: 'none', value: 0.7, result: true });
+  });
+
+  it('names the winning label as the rule when the Decision routed on it', () => {
+    const { outcome, trace } = applyTracedDecision(
+      routed({ billing: 0.8, technical: 0.1, none: 0.1 }),
+      new RouteTicket(),
+      false,
+    );
+    expect(outcome).toBe(Route.Billing);
+    expect(trace.rule.text).toBe('team is billing');
+    // One read of the label is one comparison, however often the Decision reads it.
+    expect(trace.comparisons.filter((comparison) => comparison.key === 'team')).toHaveLength(1);
+  });
+
+  it('names every condition that held before the return, the label read included', () => {
+    const { outcome, trace } = applyTracedDecision(
+      routed({ billing: 0.8, technical: 0.1, none: 0.1 }, [0, 0, 0.1, 0.9]),
+      new RouteTicket(),
+      false,
+    );
+    expect(outcome).toBe(Route.Triage);
+    expect(trace.rule.text).toBe('severity ≥ 2.5 and team is billing');
+  });
+
+  it('keeps the label an own enumerable field of the answer (it serialises and compares as before)', () => {
+    const team = routed({ billing: 0.8, technical: 0.1, none: 0.1 }).classification('team');
+    expect(JSON.parse(JSON.stringify(team))).toMatchObject({ label: 'billing' });
+    expect(Object.keys(team)).toContain('label');
+    expect(team).toEqual(expect.objectContaining({ label: 'billing' }));
+  });
+});
 
 describe('Decision trace', () => {
   it('records each comparison with its named threshold and margin, and the arm that fired', () => {

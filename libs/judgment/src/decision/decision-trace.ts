@@ -17,7 +17,8 @@ export interface TraceComparison extends TracedComparison {
  * The rule is the trailing run of comparisons that held (returned true) just before decide() returned: the
  * conditions of the `if` whose branch returned. When the last comparison did not hold, or none was made, the rule is
  * `otherwise`: the Decision returned after its tests failed (its default arm), and `rule.comparisons` is empty.
- * Comparisons a Decision makes on plain numbers (`answer.probability > 0.5`) are not seen; its reads still are.
+ * Reading a Classification's `label` counts as the test `key is <label>` (it holds). Comparisons a Decision makes on
+ * plain numbers (`answer.probability > 0.5`) are not seen; its reads still are.
  */
 export interface DecisionTrace {
   readonly version: 1;

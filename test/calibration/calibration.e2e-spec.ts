@@ -249,6 +249,49 @@ describe('Calibration', () => {
       expect(report.results[0]).toMatchObject({ cases: 2, automatic: 2, correct: 2, identity: { language: 'en' } });
     });
 
+    it('names the case index and the field of a misspelled Subject attribute (issue 31)', async () => {
+      const path = dataset('misspelled.json', [
+        { subject: { item: 'Lamp', amount: 20, explanation: 'abusive=0.1' }, expected: 'approve' },
+        { subject: { item: 'Lamp', amount: 20, explantion: 'abusive=0.1' }, expected: 'approve' },
+      ]);
+      const error = await calibration
+        .for(RefundAbuse)
+        .fromDataset(path)
+        .run()
+        .then(
+          () => new Error('the run did not stop'),
+          (thrown: unknown) => thrown as Error,
+        );
+      expect(error).toBeInstanceOf(InvalidCalibration);
+      expect(error.message).toBe(
+        `The case at index 1 of the dataset ${path} gives the Subject Refund the field "explantion", which it does ` +
+          'not have (did you mean "explanation"?). Its fields: id, item, amount, explanation, locale.',
+      );
+      expect(stubLog.requests).toHaveLength(0);
+    });
+
+    it('names the case index when its Judgment cannot build Evidence from the Subject (issue 31)', async () => {
+      const path = dataset('incomplete.json', [
+        { subject: { item: 'Lamp', amount: 20, explanation: 'abusive=0.1' }, expected: 'approve' },
+        { subject: { item: 'Lamp', amount: 20 }, expected: 'approve' },
+      ]);
+      const error = await calibration
+        .for(RefundAbuse)
+        .fromDataset(path)
+        .run()
+        .then(
+          () => new Error('the run did not stop'),
+          (thrown: unknown) => thrown as Error,
+        );
+      expect(error).toBeInstanceOf(InvalidCalibration);
+      expect(error.message).toMatch(
+        new RegExp(
+          `^The case at index 1 of the dataset ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*got undefined`,
+        ),
+      );
+      expect(stubLog.requests).toHaveLength(0);
+    });
+
     it('names a Subject key that does not exist', async () => {
       const path = dataset('missing-key.json', [{ subject: 999, expected: 'approve' }]);
       await expect(calibration.for(RefundAbuse).fromDataset(path).run()).rejects.toThrow(

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { type DataSource, type EntityMetadata, IsNull, Not } from 'typeorm';
 import { type EvidenceMap, UntrustedText } from '../definition/evidence';
 import { type Judgment, type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
-import { InvalidCalibration } from '../errors';
+import { InvalidCalibration, JudgmentError } from '../errors';
 import { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { findByKey } from '../persistence/entity-reference';
 import { LabelledCase } from './labelled-case';
@@ -40,6 +40,7 @@ export async function datasetCases<J extends Judgment>(
     }
     let entity: object | null;
     if (subject !== null && typeof subject === 'object' && !Array.isArray(subject)) {
+      checkSubjectFields(at, metadata, subject as Record<string, unknown>);
       entity = Object.assign(repository.create(), subject);
     } else if (typeof subject === 'string' || typeof subject === 'number') {
       entity = await findByKey(dataSource as DataSource, metadata, subject);
@@ -52,10 +53,55 @@ export async function datasetCases<J extends Judgment>(
           `saved ${metadata.name}.`,
       );
     }
-    const made = new (judgment as new (subject: object) => J)(entity);
-    cases.push(LabelledCase.of(made, expected, { truth: readTruth(at, truth) }));
+    try {
+      const made = new (judgment as new (subject: object) => J)(entity);
+      cases.push(LabelledCase.of(made, expected, { truth: readTruth(at, truth) }));
+    } catch (error) {
+      // The Judgment's own errors (Evidence it cannot build from this Subject) say which case they came from.
+      if (!(error instanceof JudgmentError) || error instanceof InvalidCalibration) throw error;
+      throw new InvalidCalibration(`${at}: ${error.message}`, { cause: error });
+    }
   }
   return { cases, skipped: 0 };
+}
+
+/** Refuses an attribute the Subject entity does not have (a misspelled field), naming it and the closest one. */
+function checkSubjectFields(at: string, metadata: EntityMetadata, subject: Record<string, unknown>): void {
+  const fields = [
+    ...metadata.columns.map((column) => column.propertyPath),
+    ...metadata.relations.map((relation) => relation.propertyPath),
+  ];
+  for (const field of Object.keys(subject)) {
+    if (fields.includes(field)) continue;
+    const closest = closestName(field, fields);
+    throw new InvalidCalibration(
+      `${at} gives the Subject ${metadata.name} the field ${JSON.stringify(field)}, which it does not have` +
+        `${closest ? ` (did you mean ${JSON.stringify(closest)}?)` : ''}. Its fields: ${fields.join(', ')}.`,
+    );
+  }
+}
+
+/** The name within two edits of `name` (the fewest first), or null. */
+function closestName(name: string, names: readonly string[]): string | null {
+  let best: { name: string; distance: number } | null = null;
+  for (const candidate of names) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance <= 2 && (best === null || distance < best.distance)) best = { name: candidate, distance };
+  }
+  return best?.name ?? null;
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length];
 }
 
 /**

@@ -1,5 +1,5 @@
-// Installs the dependencies (`npm ci`) on a fresh clone, so `npm run demo` and `npm test` are the only commands
-// needed after cloning.
+// Installs the dependencies (`npm ci`) on a fresh clone, so `npm run demo`, `npm test` and `npm run pack:library` are
+// the only commands needed after cloning.
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 const { spawnSync } = require('node:child_process');

@@ -1,9 +1,12 @@
 // Packs libs/judgment as npm would publish it (`npm pack`, whose prepack script builds dist) into a folder, and
-// says what the tarball holds. Shared by `npm run check:package` and the consumer test.
+// says what the tarball holds. Shared by `npm run check:package` and the consumer test; run directly
+// (`npm run pack:library`) it installs the dependencies on a fresh clone first, like `npm run demo`, and writes the
+// tarball at the repository's root.
 const { execFileSync } = require('node:child_process');
-const { join } = require('node:path');
+const { join, relative } = require('node:path');
 
-const LIBRARY = join(__dirname, '..', 'libs', 'judgment');
+const ROOT = join(__dirname, '..');
+const LIBRARY = join(ROOT, 'libs', 'judgment');
 
 /** Packs the library into `destination`; returns the tarball's path, size in bytes and file count. */
 function packLibrary(destination) {
@@ -25,3 +28,9 @@ function packLibrary(destination) {
 }
 
 module.exports = { LIBRARY, packLibrary };
+
+if (require.main === module) {
+  require('./ensure-installed')();
+  const { tarball, size, entryCount } = packLibrary(ROOT);
+  console.log(`Wrote ${relative(ROOT, tarball)} (${Math.round(size / 1024)} KB, ${entryCount} files).`);
+}

@@ -53,7 +53,8 @@ function connection(options: EngineConnectionOptions): EngineManager {
     resolveJudgmentOptions({
       engine: 'jev',
       environment: 'development',
-      engines: { jev: { key: SECRET, url, model: 'jev-latest', retries: 0, timeout: 0.3, ...options } },
+      // A deadline generous enough for a loaded machine: a request that outlives it would take the next case's fault.
+      engines: { jev: { key: SECRET, url, model: 'jev-latest', retries: 0, timeout: 5, ...options } },
     }),
   );
 }
@@ -77,7 +78,7 @@ const faults: Array<[string, Fault | null, EngineConnectionOptions, string]> = [
     {},
     'EngineFailed',
   ],
-  ['a timeout', { kind: 'hang' }, {}, 'EngineFailed'],
+  ['a timeout', { kind: 'hang' }, { timeout: 0.3 }, 'EngineFailed'],
   ['a dropped connection', { kind: 'disconnect' }, {}, 'EngineFailed'],
   ['a malformed response', { kind: 'malformed', variant: 'non-json' }, {}, 'MalformedEngineResponse'],
   ['an unreachable server', null, { url: 'http://127.0.0.1:1' }, 'EngineFailed'],

@@ -5,7 +5,8 @@
 // --strict-peer-deps, so the docs cannot drift), compiles each app with `tsc --strict`, runs its Jest test (the fake
 // Judge, with the README's Jest config), then runs it against PostgreSQL (schema from the shipped migrations), Redis
 // and the packaged Jev simulator: a Judgment of a feature module assessed inline and through the queue by a separate
-// worker process, each Review seen by an @OnEvent listener, and `judgment status` through the bin.
+// worker process, each Review seen by an @OnEvent listener, and `judgment status` through the bin. The files the
+// generators write (make:judgment, make:decision) are compiled with the app.
 // Uses its own databases (judgment_consumer_cjs, judgment_consumer_esm) and Redis prefixes; KEEP_CONSUMER_APPS=1
 // leaves the apps in place for a look.
 const assert = require('node:assert/strict');
@@ -196,6 +197,24 @@ async function install(dir, flavour, commands) {
   }
 }
 
+/**
+ * Runs `judgment make:judgment` and `make:decision` in the app, as the README shows them; the files land in
+ * src/generated, which the app's `tsc --strict` then compiles. An ES module app gets relative imports with their .js
+ * suffix, a CommonJS one without.
+ */
+function generate(dir, flavour) {
+  const judgment = path.join(dir, 'node_modules', '.bin', 'judgment');
+  run(judgment, ['make:judgment', 'GeneratedCheck', '--subject=PostsService', '--dir=src/generated'], { cwd: dir });
+  const decision = ['make:decision', 'GeneratedDecision', '--judgment=GeneratedCheck', '--outcome=PostOutcome'];
+  run(judgment, [...decision, '--dir=src/generated'], { cwd: dir });
+  const written = fs.readFileSync(path.join(dir, 'src', 'generated', 'generated.decision.ts'), 'utf8');
+  const suffix = flavour.name === 'esm' ? '.js' : '';
+  assert.ok(
+    written.includes(`from './generated-check.judgment${suffix}';`),
+    `${flavour.name}: make:decision wrote the wrong import of the Judgment:\n${written}`,
+  );
+}
+
 /** The app against real services: inline and queued assessments, the Reviews they raise, `judgment status`. */
 async function runApp(dir, flavour) {
   const database = `judgment_consumer_${flavour.name}`;
@@ -274,6 +293,7 @@ async function main() {
       Promise.all(apps.map(({ flavour, dir }) => install(dir, flavour, commands))),
     );
     for (const { flavour, dir } of apps) {
+      await timed(`${flavour.name}: make:judgment and make:decision`, () => generate(dir, flavour));
       await timed(`${flavour.name}: tsc --strict`, () =>
         run(path.join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json', '--strict'], { cwd: dir }),
       );

@@ -124,3 +124,73 @@ export class Refund {
     expect(run.stderr).toContain(`No file under ${relative(ROOT, src)} exports the class Order: create it first`);
   }, 30_000);
 });
+
+describe('judgment generators in an ESM app (issue 31)', () => {
+  // An app of its own: "type": "module" and module nodenext, where relative imports need their .js suffix.
+  const project = join(ROOT, 'test', 'cli', 'tmp', `generators-esm-${process.pid}`);
+  const src = join(project, 'src');
+  const judgmentFile = join(src, 'judgments', 'refund-abuse.judgment.ts');
+  const decisionFile = join(src, 'decisions', 'refund.decision.ts');
+  const compilerOptions = {
+    target: 'ES2023',
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    strict: true,
+    experimentalDecorators: true,
+    emitDecoratorMetadata: true,
+    skipLibCheck: true,
+  };
+
+  beforeAll(async () => {
+    mkdirSync(join(src, 'entities'), { recursive: true });
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'esm-app', type: 'module' }));
+    // Comments and a trailing comma, as tsconfig files have them.
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      `{\n  // an ESM Nest app\n  "compilerOptions": ${JSON.stringify(compilerOptions)},\n  "include": ["src"],\n}\n`,
+    );
+    writeFileSync(join(src, 'entities', 'refund.entity.ts'), 'export class Refund {\n  explanation!: string;\n}\n');
+    writeFileSync(
+      join(src, 'entities', 'refund-outcome.ts'),
+      "export enum RefundOutcome {\n  Approve = 'approve',\n}\n",
+    );
+    const dir = (folder: string) => `--dir=${relative(ROOT, join(src, folder))}`;
+    expect((await cli(['make:judgment', 'RefundAbuse', '--subject=Refund', dir('judgments')])).code).toBe(0);
+    const decision = await cli([
+      'make:decision',
+      'RefundDecision',
+      '--judgment=RefundAbuse',
+      '--outcome=RefundOutcome',
+      dir('decisions'),
+    ]);
+    expect(decision.code).toBe(0);
+  }, 30_000);
+
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  it('writes relative imports with their .js suffix, detected from package.json and tsconfig', () => {
+    expect(readFileSync(judgmentFile, 'utf8')).toContain("import { Refund } from '../entities/refund.entity.js';");
+    const decision = readFileSync(decisionFile, 'utf8');
+    expect(decision).toContain("import { RefundAbuse } from '../judgments/refund-abuse.judgment.js';");
+    expect(decision).toContain("import { RefundOutcome } from '../entities/refund-outcome.js';");
+    expect(decision).toContain("from 'nestjs-judgment';");
+  });
+
+  it('writes files that compile as ES modules under module nodenext', () => {
+    const { config } = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+    const paths = Object.fromEntries(
+      Object.entries(config.compilerOptions.paths as Record<string, string[]>).map(([name, [file]]) => [
+        name,
+        [join(ROOT, file)],
+      ]),
+    );
+    const { options } = ts.convertCompilerOptionsFromJson({ ...compilerOptions, paths, noEmit: true }, project);
+    const files = [judgmentFile, decisionFile];
+    const program = ts.createProgram({ rootNames: files, options });
+    const errors = ts
+      .getPreEmitDiagnostics(program)
+      .filter((diagnostic) => diagnostic.file && files.includes(diagnostic.file.fileName))
+      .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    expect(errors).toEqual([]);
+  }, 60_000);
+});

@@ -63,10 +63,84 @@ export function findExport(root: string, name: string, kind: 'class' | 'enum'): 
   return { name, file: found[0] };
 }
 
-/** The module specifier importing `file` from a file in `fromDir` (`../entities/refund.entity`). */
+/**
+ * The module specifier importing `file` from a file in `fromDir`: `../entities/refund.entity`, or with the `.js`
+ * suffix an ES module needs under node16/nodenext resolution (see `importSuffix`).
+ */
 export function importPath(fromDir: string, file: string): string {
-  const path = relative(fromDir, file).split(sep).join('/').replace(/\.ts$/, '');
+  const path = relative(fromDir, file).split(sep).join('/').replace(/\.ts$/, importSuffix(fromDir));
   return path.startsWith('.') ? path : `./${path}`;
+}
+
+/** The `module` and `moduleResolution` settings under which TypeScript checks imports as Node.js resolves them. */
+const NODE_MODULES = /^node(?:16|18|20|next)$/i;
+
+/**
+ * `.js` when files in `dir` compile to ES modules that Node.js resolves itself: the nearest package.json says
+ * `"type": "module"` and the nearest tsconfig.json sets `module` or `moduleResolution` to node16, node18, node20 or
+ * nodenext (there a relative import needs its file's suffix). Otherwise none (CommonJS, or a bundler's resolution).
+ */
+export function importSuffix(dir: string): '' | '.js' {
+  const manifest = nearest(dir, 'package.json');
+  const tsconfig = nearest(dir, 'tsconfig.json');
+  if (manifest === null || tsconfig === null) return '';
+  const { type } = readJsonc(manifest) as { type?: unknown };
+  if (type !== 'module') return '';
+  const { module, moduleResolution } = compilerSettings(tsconfig);
+  return [module, moduleResolution].some((setting) => NODE_MODULES.test(setting ?? '')) ? '.js' : '';
+}
+
+/** The nearest `name` from `dir` up, or null. */
+function nearest(dir: string, name: string): string | null {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    if (existsSync(join(at, name))) return join(at, name);
+    if (dirname(at) === at) return null;
+  }
+}
+
+/** `module` and `moduleResolution` of a tsconfig, following its `extends` (relative paths and packages). */
+function compilerSettings(tsconfig: string, depth = 0): { module?: string; moduleResolution?: string } {
+  const config = readJsonc(tsconfig) as { extends?: unknown; compilerOptions?: Record<string, unknown> };
+  const own = config.compilerOptions ?? {};
+  const parents = (Array.isArray(config.extends) ? config.extends : [config.extends]).filter(
+    (parent): parent is string => typeof parent === 'string',
+  );
+  let inherited: { module?: string; moduleResolution?: string } = {};
+  for (const parent of depth < 10 ? parents : []) {
+    const file = parentConfig(dirname(tsconfig), parent);
+    if (file) inherited = { ...inherited, ...compilerSettings(file, depth + 1) };
+  }
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return {
+    module: text(own.module) ?? inherited.module,
+    moduleResolution: text(own.moduleResolution) ?? inherited.moduleResolution,
+  };
+}
+
+function parentConfig(dir: string, parent: string): string | null {
+  try {
+    const path = parent.startsWith('.') ? resolve(dir, parent) : require.resolve(parent, { paths: [dir] });
+    if (existsSync(path)) return path;
+    return existsSync(`${path}.json`) ? `${path}.json` : null;
+  } catch {
+    return null;
+  }
+}
+
+/** JSON with comments and trailing commas, as tsconfig files are written; an unreadable file reads as {}. */
+function readJsonc(file: string): unknown {
+  const text = readFileSync(file, 'utf8');
+  // Outside strings: drops comments, then commas before a closing bracket.
+  const outsideStrings = (pattern: RegExp, source: string) =>
+    source.replace(new RegExp(`"(?:[^"\\\\]|\\\\.)*"|${pattern.source}`, 'g'), (match) =>
+      match.startsWith('"') ? match : '',
+    );
+  const stripped = outsideStrings(/,(?=\s*[}\]])/, outsideStrings(/\/\/[^\n]*|\/\*[\s\S]*?\*\//, text));
+  try {
+    return JSON.parse(stripped) as unknown;
+  } catch {
+    return {};
+  }
 }
 
 /** Writes a generated file, refusing to overwrite an existing one unless forced; resolves to its path. */

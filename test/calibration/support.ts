@@ -67,7 +67,11 @@ export class RefundAbuse implements Judgment {
     return {
       abusive: Likelihood.that('Is this refund request an attempt to abuse the refund policy?'),
       flags: Likelihood.each({ spam: 'Is the request spam?', threat: 'Does the request threaten anyone?' }),
-      credibility: Rating.of('How credible is the explanation?', ['Not credible', 'Plausible', 'Fully credible']),
+      credibility: Rating.of('How credible is the explanation of the refund request?', [
+        'Not credible',
+        'Plausible',
+        'Fully credible',
+      ]),
     };
   }
 

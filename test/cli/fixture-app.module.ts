@@ -53,7 +53,11 @@ export class RefundAbuse implements Judgment {
   questions() {
     return {
       abusive: Likelihood.that('Is this refund request an attempt to abuse the refund policy?'),
-      credibility: Rating.of('How credible is the explanation?', ['Not credible', 'Plausible', 'Fully credible']),
+      credibility: Rating.of('How credible is the explanation of the refund request?', [
+        'Not credible',
+        'Plausible',
+        'Fully credible',
+      ]),
     };
   }
 }

@@ -153,7 +153,7 @@ describe('judgment check', () => {
   it('computation: a question that asks to count or compute warns', async () => {
     const findings = await check(
       judgmentAsking('counting', () => ({
-        applies: Likelihood.that('Does the post describe a problem?'),
+        applies: Likelihood.that('Does the customer describe a problem with the items they return?'),
         many: Likelihood.that('Does the post mention more than three products? Count the products.'),
         size: Rating.of('How many items does the customer return?', ['One', 'A few', 'Many']),
         tone: Rating.of('How angry is the customer?', ['Calm', 'Annoyed', 'Furious']),
@@ -184,6 +184,23 @@ describe('judgment check', () => {
     );
     expect(rules(findings)).toEqual(['warning unguarded-rating severity']);
     expect(findings[0].judgment).toBe('unguarded');
+  });
+
+  it('unguarded-rating: a Likelihood about something else does not guard a Rating (issue 31)', async () => {
+    const findings = await check(
+      judgmentAsking('spam-beside', () => ({
+        spam: Likelihood.that('Is the post unsolicited advertising?'),
+        severity: Rating.of('How severe is the problem described?', ['Minor', 'Major']),
+      })),
+      judgmentAsking('one-of-two', () => ({
+        problem: Likelihood.that('Does the customer describe problems with a delivery?'),
+        severity: Rating.of('How severe is the problem the customer describes?', ['Minor', 'Major']),
+        tone: Rating.of('How polite is the wording?', ['Rude', 'Neutral', 'Polite']),
+      })),
+    );
+    expect(rules(findings)).toEqual(['warning unguarded-rating severity', 'warning unguarded-rating tone']);
+    expect(findings.map((finding) => finding.judgment)).toEqual(['spam-beside', 'one-of-two']);
+    expect(findings[1].problem).toMatch(/^No Likelihood beside the Rating names what it rates \("wording"\)/);
   });
 
   it('evidence-path: a backticked path the Evidence cannot have warns; present and run-time paths do not', async () => {

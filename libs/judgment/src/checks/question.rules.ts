@@ -100,24 +100,58 @@ function longest(group: Array<{ words: string[] }>): number {
   return Math.max(...group.map((g) => g.words.length));
 }
 
-/** A Rating is answered even when the Evidence has nothing to rate: a Likelihood that it applies guards it. */
+/**
+ * A Rating is answered even when the Evidence has nothing to rate: a Likelihood that the Evidence holds what it rates
+ * guards it. What a Rating rates is read from its text: its words but the "How …" adjective and small words (in
+ * "How severe is the problem the customer describes?", problem, customer, describe; an Evidence path's words count,
+ * as `request.explanation` names the request); a Likelihood guards it when its text names one of them ("Does the
+ * customer describe a problem?"). One about something else does not.
+ */
 export const unguardedRating: QuestionRule = (judgment) => {
-  const guarded = [...judgment.expanded.values()].some((question) => question.kind === 'likelihood');
-  if (guarded) return [];
+  const likelihoods = [...judgment.expanded.values()]
+    .filter((question) => question.kind === 'likelihood')
+    .map((question) => new Set(contentWords(question.text)));
   return [...judgment.expanded]
     .filter(([, question]) => question.kind === 'rating')
-    .map(([key]) =>
-      warning(
-        judgment,
-        'unguarded-rating',
-        key,
-        'The Rating has no Likelihood beside it saying the Evidence holds what it rates, so a middle level is ' +
-          'answered even when there is nothing to rate.',
-        'Add a Likelihood that the Evidence applies (e.g. "Does the ticket describe a problem?") and let the ' +
-          'Decision read the Rating only when it is likely.',
-      ),
-    );
+    .flatMap(([key, question]) => {
+      const rated = ratedWords(question.text);
+      if (likelihoods.some((words) => rated.some((word) => words.has(word)))) return [];
+      const what = rated.length > 0 ? ` (${rated.map((word) => `"${word}"`).join(', ')})` : '';
+      return [
+        warning(
+          judgment,
+          'unguarded-rating',
+          key,
+          `No Likelihood beside the Rating names what it rates${what}, so nothing says the Evidence holds it: a ` +
+            'middle level is answered even when there is nothing to rate.',
+          'Add a Likelihood that the Evidence holds it (e.g. "Does the ticket describe a problem?" beside "How ' +
+            'severe is the problem?") and let the Decision read the Rating only when that is likely.',
+        ),
+      ];
+    });
 };
+
+/** Small words a question is built of, which say nothing of what it is about. */
+const SMALL_WORDS = new Set(
+  (
+    'the a an is are was were be been this that these those of in on at to for with by from and or it its they ' +
+    'their them does do did has have had how what which who whom whose when where why there any some much many ' +
+    'very more most less about into over than then so as can could would should will may might not no yes one'
+  ).split(' '),
+);
+
+/** The words of a question that say what it is about: lower case, singular, small words left out. */
+function contentWords(text: string): string[] {
+  return (text.toLowerCase().match(/\p{L}+/gu) ?? [])
+    .filter((word) => word.length >= 3 && !SMALL_WORDS.has(word))
+    .map((word) => (word.length > 4 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word));
+}
+
+/** What a Rating rates: its content words but the degree it asks about (the word after "How"). */
+function ratedWords(text: string): string[] {
+  const degree = /\bhow\s+(\p{L}+)/iu.exec(text)?.[1]?.toLowerCase();
+  return [...new Set(contentWords(text).filter((word) => word !== degree))];
+}
 
 /** A backticked path the Evidence's shape cannot have (known statically) is answered anyway. */
 export const missingEvidencePath: QuestionRule = (judgment) => {

@@ -38,6 +38,9 @@ const LAYERS = [
   { name: 'persistence', folders: ['persistence/'] },
   // Events carry records; the judge announces and caches, so events and the cache sit below it.
   { name: 'events-cache', folders: ['events/', 'cache/'] },
+  // Where a decided case goes: the guards (calibration drift, the audit sample) and the router that asks them and
+  // computes the decision plan. Policy only: recording carries the plan out.
+  { name: 'routing', folders: ['routing/'] },
   // The Recorder, the one owner of the Assessment ↔ record link: records each attempt and decision, announces them.
   { name: 'recording', folders: ['recording/'] },
   { name: 'judge', folders: ['judge/'] },
@@ -121,6 +124,15 @@ module.exports = {
       severity: 'error',
       from: { path: SRC },
       to: { dependencyTypes: ['core'], path: '^(node:)?async_hooks$' },
+    },
+    {
+      name: 'no-routing-policy-in-recording',
+      comment:
+        'Where a decided case goes is policy (decision/decision-plan.ts, routing/): recording/ carries the plan out and ' +
+        'never reads the calibration lock or guards itself.',
+      severity: 'error',
+      from: { path: `${SRC}recording/` },
+      to: { path: `${SRC}(lock/|routing/(?!decision\\.router\\.ts$))` },
     },
     ...upwardRules,
     ...siblingRules,

@@ -9,6 +9,7 @@ import { DataSource, MoreThan } from 'typeorm';
 import {
   AssessmentRecord,
   AssessmentRecords,
+  AwaitingReview,
   Calibration,
   CalibrationLock,
   InvalidCalibrationLock,
@@ -162,15 +163,22 @@ describe('the drift guard, inline', () => {
     const first = await assess(nest, 'Stolen bike. [[fraud=0.1]]');
     const second = await assess(nest, 'Broken phone. [[fraud=0.9]]');
 
-    expect(first.outcome).toBe(ClaimOutcome.Approve);
+    // The caller is told: the automatic Outcome comes back as a case awaiting Review, with the drift as its reason.
+    expect(first.outcome).toBeInstanceOf(AwaitingReview);
+    expect(first.outcome).toMatchObject({ outcome: ClaimOutcome.Approve, recordId: first.record.id });
+    expect((first.outcome as AwaitingReview).reason.cause).toBe('drift');
+    expect((first.outcome as AwaitingReview).reason.text).toContain(`answered with the model ${RELEASED_MODEL}`);
+    expect(second.outcome).toMatchObject({ outcome: ClaimOutcome.Reject, reason: { cause: 'drift' } });
     expect(first.record.model).toBe(RELEASED_MODEL);
     expect(first.record.reviewRequestedAt).not.toBeNull();
+    expect(first.record.reviewCause).toBe('drift');
     expect(first.record.reviewReason).toContain(`answered with the model ${RELEASED_MODEL}`);
     expect(first.record.reviewReason).toContain(CALIBRATED_MODEL);
     expect((await record(second.record.id)).reviewRequestedAt).not.toBeNull();
 
     const log = nest.get(DriftLog);
     expect(log.reviews.map((event) => event.record?.id)).toEqual([first.record.id, second.record.id]);
+    expect(log.reviews.map((event) => event.reason.cause)).toEqual(['drift', 'drift']);
     expect(log.drifted).toHaveLength(1);
     expect(log.drifted[0].identity).toMatchObject({
       judgment: 'claim-check',
@@ -274,6 +282,7 @@ describe('the drift guard in the queue', () => {
     expect(row?.outcome).toBe(ClaimOutcome.Approve);
     expect(row?.model).toBe(RELEASED_MODEL);
     expect(row?.reviewRequestedAt).not.toBeNull();
+    expect(row?.reviewCause).toBe('drift');
     expect(row?.reviewReason).toContain(RELEASED_MODEL);
     expect(nest.get(DriftLog).drifted.map((event) => event.identity.model)).toEqual([RELEASED_MODEL]);
     expect((await drifts('review')) - driftsBefore).toBe(1); // counted by the decide job's worker

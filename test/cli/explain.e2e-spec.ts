@@ -75,7 +75,7 @@ describe('judgment explain', () => {
       refunds.create({ item: 'Lamp', amount: 20, explanation: 'It broke. [[abusive=0.45]]' }),
     );
     const assessment = await judge.assess(new RefundAbuse(refund));
-    expect(await assessment.decide(new ThresholdedRefund())).toBe(RefundOutcome.Escalate);
+    expect(await assessment.decide(new ThresholdedRefund())).toMatchObject({ outcome: RefundOutcome.Escalate });
     const record = (await records.latest(refund, RefundAbuse)) as AssessmentRecord;
     escalated = record.id;
     // A reviewer's Resolution, as the ReviewResolver writes it.
@@ -94,6 +94,13 @@ describe('judgment explain', () => {
     );
     await judge.assess(new RefundAbuse(other));
     undecided = ((await records.latest(other, RefundAbuse)) as AssessmentRecord).id;
+    // A round whose Questions two models answered, as the RecordWriter keeps it for a driver reporting one per Question.
+    await app
+      .get(DataSource)
+      .getRepository(AssessmentRecord)
+      .update(undecided, {
+        provenanceDetails: { questionModels: { abusive: 'gpt-4o-mini-2024-07-18', tone: 'gpt-4o-2099-01-01' } },
+      });
     await app.close();
   });
 
@@ -115,7 +122,10 @@ describe('judgment explain', () => {
     expect(run.stdout).toContain('Rule that fired: abusive ≥ escalate (0.3)');
     expect(run.stdout).toContain('  1. abusive ≥ reject (0.65): value 0.45 did not hold, margin -0.2\n');
     expect(run.stdout).toContain('  2. abusive ≥ escalate (0.3): value 0.45 held, margin +0.15  ← fired\n');
-    expect(run.stdout).toMatch(/Review: requested \d{4}-/);
+    expect(run.stdout).toMatch(/Review: requested \d{4}-\S+ \(a Review Outcome\)\n/);
+    expect(run.stdout).toContain(
+      'Why: thresholded-refund decided "escalate", one of its Review Outcomes, by the rule: abusive ≥ escalate (0.3).',
+    );
     expect(run.stdout).toContain('Resolution: approve by user 7 at 2026-12-01T02:00:00.000Z');
   });
 
@@ -137,16 +147,18 @@ describe('judgment explain', () => {
           { key: 'abusive', op: 'above', threshold: 0.3, thresholdName: 'escalate', margin: 0.15, result: true },
         ],
       },
-      review: { resolution: 'approve', resolver: { type: 'user', id: '7' } },
+      reviewCause: 'band',
+      review: { cause: 'band', resolution: 'approve', resolver: { type: 'user', id: '7' } },
     });
   });
 
-  it('says when a record was never decided', async () => {
+  it('says when a record was never decided, and names the model of each Question when several answered', async () => {
     const run = await explain([String(undecided)]);
 
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Decision: none recorded yet');
     expect(run.stdout).toContain('Review: not requested.');
+    expect(run.stdout).toContain('Models by Question:\n  abusive: gpt-4o-mini-2024-07-18\n  tone: gpt-4o-2099-01-01\n');
   });
 
   it('exits 1 naming the id when no record has it, and 2 for an id that is not a number', async () => {

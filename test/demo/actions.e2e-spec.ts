@@ -4,7 +4,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { getRepositoryToken } from '@nestjs/typeorm';
-import { AssessmentRecords, ReviewRequested } from 'nestjs-judgment';
+import { AssessmentRecords, AwaitingReview, ReviewRequested } from 'nestjs-judgment';
 import type { Repository } from 'typeorm';
 import { supportDeskConfig } from '../../apps/support-desk/src/config/support-desk.config';
 import { PostsService } from '../../apps/support-desk/src/moderation/posts.service';
@@ -44,18 +44,27 @@ async function refund(explanation: string, status = RefundStatus.Pending): Promi
 it('an automatic Outcome acts only on a refund that is still pending', async () => {
   const pending = await refund(APPROVE);
   const settled = await refund(APPROVE, RefundStatus.Rejected);
-  expect((await refunds.assess(pending)).outcome).toBe('approve');
-  expect((await refunds.assess(settled)).outcome).toBe('approve');
+  expect((await refunds.assess(pending)).decided).toBe('approve');
+  expect((await refunds.assess(settled)).decided).toBe('approve');
   expect((await refunds.find(pending.id)).status).toBe(RefundStatus.Approved);
   expect((await refunds.find(settled.id)).status).toBe(RefundStatus.Rejected);
 });
 
 it('reviewers are notified once per record, however often its Review is announced', async () => {
   const escalated = await refund(ESCALATE);
-  const { assessment, outcome } = await refunds.assess(escalated);
+  const { assessment, decided } = await refunds.assess(escalated);
   const record = (await records.latest(escalated, 'refund-abuse'))!;
   expect(record.isAwaitingReview()).toBe(true);
-  const again = new ReviewRequested(assessment.judgment, assessment, outcome, record, record.reviewRequestedAt!);
+  expect(decided).toBeInstanceOf(AwaitingReview);
+  const { outcome, reason } = decided as AwaitingReview;
+  const again = new ReviewRequested(
+    assessment.judgment,
+    assessment,
+    outcome,
+    record,
+    record.reviewRequestedAt!,
+    reason,
+  );
   await app.get(EventEmitter2).emitAsync(ReviewRequested.NAME, again);
   const notifications = app.get<Repository<ReviewNotification>>(getRepositoryToken(ReviewNotification));
   expect(await notifications.countBy({ recordId: record.id })).toBe(1);
@@ -69,10 +78,10 @@ it("a Resolution performs the reviewer's Action: the refund, ticket or post it n
     subject: 'Your office dog',
     body: 'What breed is it? [[department=none:0.85]]',
   });
-  expect((await tickets.assess(ticket)).outcome).toBe('triage');
+  expect((await tickets.assess(ticket)).decided).toMatchObject({ outcome: 'triage', reason: { cause: 'band' } });
   const posts = app.get(PostsService);
   const post = await posts.create({ author: 'kev', body: 'You are clueless. [[harms.harassment=0.6]] [[p=0.1]]' });
-  expect((await posts.assess(post)).outcome).toBe('hold');
+  expect((await posts.assess(post)).decided).toMatchObject({ outcome: 'hold', reason: { cause: 'band' } });
 
   await records.resolve((await records.latest(escalated, 'refund-abuse'))!, 'reject', ALICE);
   await records.resolve((await records.latest(ticket, 'ticket-routing'))!, 'account', ALICE);

@@ -40,7 +40,7 @@ beforeAll(async () => {
     amountEur: 80,
     explanation: 'The zip broke on the first day. [[abusive=0.45]] [[credibility=2:0.6]]',
   });
-  expect((await refunds.assess(refund)).outcome).toBe('escalate');
+  expect((await refunds.assess(refund)).decided).toMatchObject({ outcome: 'escalate', reason: { cause: 'band' } });
   [{ id: recordId }] = await api.get(AssessmentRecordsToken).awaitingReview();
 });
 

@@ -76,8 +76,8 @@ beforeAll(async () => {
   const refunds = api.get(RefundsService);
   const seed = async (explanation: string) => {
     const refund = await refunds.create({ item: 'Jacket', amountEur: 80, explanation });
-    const { outcome } = await refunds.assess(refund);
-    expect(outcome).toBe('escalate');
+    const { decided } = await refunds.assess(refund);
+    expect(decided).toMatchObject({ outcome: 'escalate', reason: { cause: 'band' } });
     return refund;
   };
   await seed(HOSTILE);

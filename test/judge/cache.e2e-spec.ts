@@ -145,8 +145,8 @@ describe.each(DB_KINDS)('caching on %s', (kind: DbKind) => {
     const original: Assessment<CachedRefundAbuse> = await harness.judge.assess(new CachedRefundAbuse(refund));
     const hit: Assessment<CachedRefundAbuse> = await harness.judge.assess(new CachedRefundAbuse(refund));
 
-    expect(await original.outcome()).toBe(RefundOutcome.Escalate);
-    expect(await hit.outcome()).toBe(RefundOutcome.Escalate);
+    expect(await original.outcome()).toMatchObject({ outcome: RefundOutcome.Escalate, reason: { cause: 'band' } });
+    expect(await hit.outcome()).toMatchObject({ outcome: RefundOutcome.Escalate, reason: { cause: 'band' } });
 
     const records = await harness.records();
     expect(records.map((record) => [record.outcome, record.isAwaitingReview()])).toEqual([

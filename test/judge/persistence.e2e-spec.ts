@@ -70,6 +70,7 @@ const COLUMNS = [
   'resolved_at',
   'review_deadline_at',
   'review_reason',
+  'review_cause',
   'audit_requested_at',
   'audit_resolution',
   'audit_resolver_type',

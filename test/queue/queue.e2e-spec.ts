@@ -230,7 +230,12 @@ describe('the assess job', () => {
 
     const { job, state } = await finished(assess, id);
     expect(state).toBe('completed');
-    expect(job.returnvalue).toEqual({ kind: 'decided', record: null, outcome: 'escalate' });
+    expect(job.returnvalue).toMatchObject({
+      kind: 'decided',
+      record: null,
+      outcome: 'escalate',
+      review: null,
+    });
     expect(await decide.getJob(decideIdOf(id))).toBeUndefined();
     expect(events.decided.map((e) => [e.outcome, e.record])).toEqual([['escalate', null]]);
     expect(await records()).toHaveLength(0);
@@ -290,7 +295,7 @@ describe('the decide job', () => {
     const { job, state } = await finished(decide, decideIdOf(id));
     expect(state).toBe('completed');
     const [record] = await records();
-    expect(job.returnvalue).toEqual({ record: record.id, outcome: 'escalate' });
+    expect(job.returnvalue).toMatchObject({ record: record.id, outcome: 'escalate', review: null });
     expect(job.opts).toMatchObject({ attempts: 3, backoff: { type: 'exponential', delay: 1000 } });
     expect(sim.requests).toHaveLength(1);
     expect(sim.pendingFaults).toHaveLength(5);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Judge, Unassessed } from 'nestjs-judgment';
+import { type Decided, Judge, Unassessed } from 'nestjs-judgment';
 import { RefundAbuse } from './refund-abuse.judgment';
 import type { RefundOutcome } from './refund.decision';
 import type { Refund } from './refund.entity';
@@ -9,12 +9,12 @@ import type { Refund } from './refund.entity';
 export class LenientRefundRequests {
   constructor(private readonly judge: Judge) {}
 
-  async decide(refund: Refund): Promise<RefundOutcome | { unassessed: string; record: number | null }> {
+  async decide(refund: Refund): Promise<Decided<RefundOutcome> | { unassessed: string; record: number | null }> {
     const result = await this.judge.assess(new RefundAbuse(refund));
     if (result instanceof Unassessed) {
       // No answers and no Outcome: never fall back to a default. The attempt is recorded for audit.
       return { unassessed: result.error.name, record: result.record?.id ?? null };
     }
-    return result.outcome();
+    return result.outcome<RefundOutcome>(); // the Outcome, or AwaitingReview
   }
 }

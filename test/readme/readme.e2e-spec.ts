@@ -1,7 +1,8 @@
 // The README's examples are the files of this folder: the README shows each one verbatim, and this suite runs them
 // (SQLite in memory and the Jev simulator over loopback HTTP; the queue and data-source examples on PostgreSQL and
 // Redis, as they are written for).
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type INestApplication,
@@ -18,6 +19,7 @@ import { getRepositoryToken, TypeOrmModule } from '@nestjs/typeorm';
 import {
   AssessmentRecord,
   Calibration,
+  CalibrationLock,
   Evidence,
   Judge,
   Judgment,
@@ -25,6 +27,7 @@ import {
   judgmentEntities,
   judgmentOptionsFromEnv,
   Likelihood,
+  lockCalibration,
   ResolutionForbidden,
 } from 'nestjs-judgment';
 import { EngineManager } from 'nestjs-judgment/drivers';
@@ -102,12 +105,12 @@ describe('the README examples', () => {
 
   const refunds = () => app.get<Repository<Refund>>(getRepositoryToken(Refund));
 
-  it('app.module, the refund Judgment, Decision, service and listener: approve, escalate, reject', async () => {
+  it('app.module, the refund Judgment, Decision, service and listener: approve, pending (in Review), reject', async () => {
     const { RefundRequests } = await import('./refund-requests.service');
     const service = app.get(RefundRequests);
     const cases = [
       ['It stopped charging after a week. [[abusive=0.05]] [[credibility=3:0.85]]', 'approve', 'approved'],
-      ['It does not fit; I wore it once. [[abusive=0.45]] [[credibility=2:0.6]]', 'escalate', 'in_review'],
+      ['It does not fit; I wore it once. [[abusive=0.45]] [[credibility=2:0.6]]', 'pending', 'in_review'],
       ['Refund me twice or else. [[abusive=0.9]] [[credibility=0:0.8]]', 'reject', 'rejected'],
     ];
     const created: Refund[] = [];
@@ -211,7 +214,7 @@ describe('the README examples', () => {
     });
     const dog = await judge.assess(new TicketRouting({ subject: 'Dog', body: 'Which breed? [[team=none:0.85]]' }));
     expect(describeTicket(dog).team).toBeNull();
-    expect(await dog.outcome()).toBe(Route.Triage);
+    expect(await dog.outcome()).toMatchObject({ outcome: Route.Triage, reason: { cause: 'band' } });
 
     const requests = sim.requestCount;
     await judge.assess(new TicketRouting(ticket));
@@ -229,7 +232,7 @@ describe('the README examples', () => {
     expect(describePost(spam)).toEqual({ spam: 0.95, worst: 0.95, flagged: ['spam'] });
     expect(await spam.outcome()).toBe(Moderation.Remove);
     const rude = await judge.assess(new PostModeration('You are clueless. [[harms.harassment=0.6]] [[p=0.1]]'));
-    expect(await rude.outcome()).toBe(Moderation.Hold);
+    expect(await rude.outcome()).toMatchObject({ outcome: Moderation.Hold, reason: { cause: 'band' } });
   });
 
   it('judgment.config and keyword.engine: written-out options and a custom driver', async () => {
@@ -371,7 +374,7 @@ describe('the README examples', () => {
       const service = reviewing.get(RefundRequests);
       for (const explanation of ['Wore it once. [[abusive=0.45]]', 'Too small. [[abusive=0.5]]']) {
         expect(await service.decide(await service.create({ item: 'Jacket', amount: 240, explanation }))).toBe(
-          'escalate',
+          'pending',
         );
       }
       const queue = reviewing.get(ReviewQueue);
@@ -405,6 +408,110 @@ describe('the README examples', () => {
     );
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ default: 'jev', configured: true });
+  });
+});
+
+describe("the README's service and listener under a drifted model", () => {
+  // The README's RefundRequests and RefundActions as written, in an app with the drift guard on: the Jev alias the
+  // app uses moves to a model the lock does not vouch for. A case the Decision would approve must not be approved.
+  const sim = new JevSimulator({ apiKey: KEY, model: 'jev-1.13.0' });
+  let env: jest.ReplaceProperty<NodeJS.ProcessEnv> | undefined;
+  let app: INestApplicationContext;
+  const lockFile = join(mkdtempSync(join(tmpdir(), 'readme-drift-')), 'judgment.lock.json');
+
+  beforeAll(async () => {
+    const url = await sim.start(0);
+    env = jest.replaceProperty(
+      process,
+      'env',
+      freshCloneEnv({
+        TYPESAFE_API_KEY: KEY,
+        TYPESAFE_BASE_URL: url,
+        JUDGMENT_JEV_MODEL: 'jev-latest',
+        JUDGMENT_JEV_ALLOW_ALIASES: 'true',
+        JUDGMENT_LOG: 'false',
+        JUDGMENT_JEV_RETRIES: '0',
+      }),
+    );
+    const { RefundsModule } = await import('./refunds.module');
+    const { RefundAbuse } = await import('./refund-abuse.judgment');
+    const modules = (lock: string | undefined) => {
+      @Module({
+        imports: [
+          TypeOrmModule.forRoot({
+            type: 'better-sqlite3',
+            database: ':memory:',
+            entities: [Refund, ...judgmentEntities],
+            synchronize: true,
+          }),
+          EventEmitterModule.forRoot(),
+          JudgmentModule.forRoot({
+            ...judgmentOptionsFromEnv(process.env),
+            ...(lock ? { calibration: { lock, onDrift: 'review' as const } } : {}),
+          }),
+          RefundsModule,
+        ],
+      })
+      class DriftModule {}
+      return DriftModule;
+    };
+    // Calibrate and lock under the model the alias points at today, as `judgment eval --lock` does.
+    const calibrating = await NestFactory.createApplicationContext(modules(undefined), { logger: false });
+    try {
+      const report = await calibrating
+        .get(Calibration)
+        .for(RefundAbuse)
+        .fromDataset(join(__dirname, 'refund-abuse.dataset.json'))
+        .run();
+      lockCalibration(CalibrationLock.empty(lockFile), report).write();
+    } finally {
+      await calibrating.close();
+    }
+    app = await NestFactory.createApplicationContext(modules(lockFile), { logger: false });
+    await app.init();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await sim.stop();
+    env?.restore();
+  });
+
+  it('a case the Decision approves under the locked model is approved', async () => {
+    const { RefundRequests } = await import('./refund-requests.service');
+    const service = app.get(RefundRequests);
+    const refund = await service.create({
+      item: 'Kettle',
+      amount: 35,
+      explanation: 'Broke. [[abusive=0.05]] [[credibility=3:0.85]]',
+    });
+    expect(await service.decide(refund)).toBe('approve');
+    const refunds = app.get<Repository<Refund>>(getRepositoryToken(Refund));
+    expect((await refunds.findOneByOrFail({ id: refund.id })).status).toBe('approved');
+  });
+
+  it('after the alias moves, the same case is pending and in Review, and no automatic Action ran', async () => {
+    const { RefundRequests } = await import('./refund-requests.service');
+    const service = app.get(RefundRequests);
+    sim.setModel('jev-1.14.0');
+    try {
+      const refund = await service.create({
+        item: 'Kettle',
+        amount: 35,
+        explanation: 'Broke. [[abusive=0.05]] [[credibility=3:0.85]]',
+      });
+      expect(await service.decide(refund)).toBe('pending');
+      const refunds = app.get<Repository<Refund>>(getRepositoryToken(Refund));
+      expect((await refunds.findOneByOrFail({ id: refund.id })).status).toBe('in_review');
+      const record = await app
+        .get(DataSource)
+        .getRepository(AssessmentRecord)
+        .findOneByOrFail({ subjectType: 'Refund', subjectId: String(refund.id) });
+      expect(record).toMatchObject({ outcome: 'approve', model: 'jev-1.14.0', reviewCause: 'drift' });
+      expect(record.reviewReason).toContain('answered with the model jev-1.14.0');
+    } finally {
+      sim.setModel('jev-1.13.0');
+    }
   });
 });
 

@@ -16,7 +16,7 @@ export class RefundActions {
   @OnEvent(AssessmentDecided.NAME)
   async act(event: AssessmentDecided): Promise<void> {
     if (!(event.judgment instanceof RefundAbuse)) return;
-    if (event.record?.reviewRequestedAt) return; // in Review: the reviewer's Resolution settles it
+    if (event.awaitsReview) return; // in Review: the reviewer's Resolution settles it
     const status = { [RefundOutcome.Approve]: 'approved', [RefundOutcome.Reject]: 'rejected' } as const;
     const to = status[event.outcome as keyof typeof status];
     if (!to) return;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EngineFailed, Judge } from 'nestjs-judgment';
+import { AwaitingReview, EngineFailed, Judge } from 'nestjs-judgment';
 import type { Repository } from 'typeorm';
 import { RefundAbuse } from './refund-abuse.judgment';
 import type { RefundOutcome } from './refund.decision';
@@ -17,7 +17,10 @@ export class RefundRequests {
   async decide(refund: Refund): Promise<RefundOutcome | 'pending'> {
     try {
       const assessment = await this.judge.assess(new RefundAbuse(refund));
-      return await assessment.outcome();
+      const decided = await assessment.outcome<RefundOutcome>();
+      // In Review (a Review Outcome, or a guard such as calibration drift): a reviewer's Resolution settles it.
+      if (decided instanceof AwaitingReview) return 'pending';
+      return decided;
     } catch (error) {
       if (error instanceof EngineFailed) return 'pending'; // recorded as Unassessed; a person or a retry decides
       throw error;

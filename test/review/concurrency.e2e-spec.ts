@@ -2,6 +2,8 @@
 import { Injectable } from '@nestjs/common';
 import {
   AssessmentDecided,
+  AwaitingReview,
+  decidedOutcome,
   InvalidResolution,
   type ResolutionPolicy,
   ReviewRequested,
@@ -45,7 +47,8 @@ it('20 concurrent decisions of one record: Review entered once, ReviewRequested 
   const { record } = await assessRefund(context, 'Refund me, twice over. [[abusive=0.5]]');
   const copies = await Promise.all(Array.from({ length: 20 }, () => context.records.find(record.id)));
   const outcomes = await Promise.all(copies.map((copy) => context.records.outcome(copy!)));
-  expect(outcomes).toEqual(Array(20).fill(RefundOutcome.Escalate));
+  expect(outcomes.map(decidedOutcome)).toEqual(Array(20).fill(RefundOutcome.Escalate));
+  expect(outcomes.every((decided) => decided instanceof AwaitingReview && decided.recordId === record.id)).toBe(true);
   const row = await context.row(record.id);
   expect(row.isAwaitingReview()).toBe(true);
   const requested = context.events.of<ReviewRequested>(ReviewRequested, record.id);

@@ -78,7 +78,10 @@ describe('Replay: rebuild(record)', () => {
     const logged = context.logs.lines.length;
     const fired = context.events.events.length;
     const replay = await context.records.rebuild(record);
-    await expect(replay.outcome()).resolves.toBe(RefundOutcome.Escalate);
+    await expect(replay.outcome()).resolves.toMatchObject({
+      outcome: RefundOutcome.Escalate,
+      reason: { cause: 'band' },
+    });
     await expect(replay.decide(new StrictRefundDecision())).resolves.toBe(RefundOutcome.Reject);
     expect(await context.row(record.id)).toMatchObject({ decision: null, outcome: null, reviewRequestedAt: null });
     expect(context.logs.lines).toHaveLength(logged);
@@ -154,7 +157,10 @@ describe('Deciding through a record', () => {
   it('outcome(record) records the Outcome on this record, logs it, fires events and may start Review', async () => {
     const { record } = await assessRefund(context, 'Refund me. [[abusive=0.5]]');
     const logged = context.logs.decided().length;
-    await expect(context.records.outcome(record)).resolves.toBe(RefundOutcome.Escalate);
+    await expect(context.records.outcome(record)).resolves.toMatchObject({
+      outcome: RefundOutcome.Escalate,
+      reason: { cause: 'band' },
+    });
     const row = await context.row(record.id);
     expect(row).toMatchObject({ decision: 'refund-decision', outcome: 'escalate' });
     expect(row.isAwaitingReview()).toBe(true);

@@ -267,7 +267,7 @@ describe('Resolving a Review', () => {
     const customer = await context.customer('Server down, answer now! [[urgent=0.9]]');
     await context.judge.assess(new TicketTriage(customer));
     const record = (await context.records.latest(customer, TicketTriage))!;
-    await expect(context.records.outcome(record)).resolves.toBe(Priority.Urgent);
+    await expect(context.records.outcome(record)).resolves.toMatchObject({ outcome: Priority.Urgent });
     expect(record).toMatchObject({ outcome: '2', outcomeType: 'Priority', decision: 'ticket-decision' });
     await context.records.resolve(record, Priority.Low, STAFF);
     expect(await context.row(record.id)).toMatchObject({ outcome: '2', resolution: '0' });
@@ -280,8 +280,15 @@ describe('Resolving a Review', () => {
     const record = await inReview();
     await context.records.resolve(record, RefundOutcome.Approve, STAFF);
     const resolvedRow = await context.row(record.id);
-    await expect(context.records.decide(record, new StrictRefundDecision())).resolves.toBe(RefundOutcome.Reject);
-    await expect(context.records.outcome(record)).resolves.toBe(RefundOutcome.Escalate);
+    // A case that went through Review is never handed back as an automatic Outcome: its Resolution settled it.
+    await expect(context.records.decide(record, new StrictRefundDecision())).resolves.toMatchObject({
+      outcome: RefundOutcome.Reject,
+      reason: { cause: 'band' },
+    });
+    await expect(context.records.outcome(record)).resolves.toMatchObject({
+      outcome: RefundOutcome.Escalate,
+      reason: { cause: 'band' },
+    });
     expect(await context.row(record.id)).toEqual(resolvedRow);
     expect(context.events.of(AssessmentDecided, record.id)).toHaveLength(3);
     expect(context.events.of(ReviewRequested, record.id)).toHaveLength(1);

@@ -65,8 +65,8 @@ it('a scripted failure is recorded as an Unassessed attempt: failure type and me
 it('deciding records the Outcome, logs `Judgment decided.`, enters Review once and fires the events with the record', async () => {
   const testing = await start('testing', {}, { 'ticket-triage': { urgent: 0.9 } });
   const assessment = await testing.judge.assess(await triage(testing));
-  expect(await assessment.outcome()).toBe(Priority.Urgent);
-  expect(await assessment.outcome()).toBe(Priority.Urgent);
+  expect(await assessment.outcome()).toMatchObject({ outcome: Priority.Urgent, reason: { cause: 'band' } });
+  expect(await assessment.outcome()).toMatchObject({ outcome: Priority.Urgent, reason: { cause: 'band' } });
   const [row] = await rows(testing);
   expect(row).toMatchObject({ decision: 'Prioritise', decisionVersion: '3', outcome: '1' });
   expect(row.isAwaitingReview()).toBe(true);

@@ -7,7 +7,15 @@
 import 'reflect-metadata';
 import { type INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { type Assessment, AssessmentRecords, type AssessmentRecord, Judge, type Judgment } from 'nestjs-judgment';
+import {
+  type Assessment,
+  AssessmentRecords,
+  type AssessmentRecord,
+  type Decided,
+  decidedOutcome,
+  Judge,
+  type Judgment,
+} from 'nestjs-judgment';
 import { EngineSetup } from './config/engine-setup';
 import { type SupportDeskConfig, supportDeskConfig } from './config/support-desk.config';
 import { DEMO_POSTS, DEMO_REFUNDS, DEMO_TICKETS } from './demo/demo-cases';
@@ -103,7 +111,7 @@ async function refunds(app: INestApplication): Promise<CaseRow[]> {
     const label = `Refund #${refund.id} ${refund.item} (€${refund.amountEur}, ${refund.refundsThisYear} this year)`;
     const { assessment, outcome } = dispatch
       ? await dispatched(app, () => service.dispatch(refund), refund, RefundAbuse)
-      : await service.assess(refund);
+      : await assessed(service.assess(refund));
     const answers =
       `abusive ${fixed(assessment.likelihood('abusive').probability)}, ` +
       `credibility ${fixed(assessment.rating('credibility').expected)}/3` +
@@ -118,7 +126,7 @@ async function tickets(app: INestApplication): Promise<CaseRow[]> {
   const rows: CaseRow[] = [];
   for (const input of DEMO_TICKETS) {
     const ticket = await service.create(input);
-    const { assessment, outcome } = await service.assess(ticket);
+    const { assessment, outcome } = await assessed(service.assess(ticket));
     const department = assessment.classification('department');
     const answers =
       `department ${department.label ?? 'none'} (confidence ${fixed(department.confidence)}), ` +
@@ -139,7 +147,7 @@ async function posts(app: INestApplication): Promise<CaseRow[]> {
   const rows: CaseRow[] = [];
   for (const input of DEMO_POSTS) {
     const post = await service.create(input);
-    const { assessment, outcome } = await service.assess(post);
+    const { assessment, outcome } = await assessed(service.assess(post));
     const harms = assessment.likelihoodSet('harms');
     const flagged = harms.labelsAbove(0.4);
     const answers = `worst harm ${fixed(harms.max().probability)}${flagged.length ? ` (${flagged.join(', ')})` : ''}`;
@@ -151,6 +159,14 @@ async function posts(app: INestApplication): Promise<CaseRow[]> {
     });
   }
   return rows;
+}
+
+/** An inline assessment and its Outcome as the summary prints it (the Decision's Outcome, in Review or not). */
+async function assessed<J extends Judgment>(
+  judged: Promise<{ assessment: Assessment<J>; decided: Decided }>,
+): Promise<{ assessment: Assessment<J>; outcome: string }> {
+  const { assessment, decided } = await judged;
+  return { assessment, outcome: String(decidedOutcome(decided)) };
 }
 
 /**

@@ -28,6 +28,14 @@ export { Rating } from './questions/rating';
 export type { QuestionMap } from './questions/question';
 export { Assessment } from './assessment/assessment';
 export { Unassessed } from './assessment/unassessed';
+export {
+  AwaitingReview,
+  type Decided,
+  type ReviewCause,
+  type ReviewReason,
+  decidedOutcome,
+  reviewReasonOf,
+} from './assessment/awaiting-review';
 
 export {
   AssessmentCompleted,

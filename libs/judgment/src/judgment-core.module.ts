@@ -36,8 +36,9 @@ import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
 import { RecordWriter } from './persistence/record.writer';
 import { declareTimeZones } from './persistence/time-columns';
-import { AuditSampler } from './recording/audit.sampler';
-import { CalibrationGuard } from './recording/calibration.guard';
+import { AuditSampler } from './routing/audit.sampler';
+import { CalibrationGuard } from './routing/calibration.guard';
+import { DecisionRouter } from './routing/decision.router';
 import { Recorder } from './recording/recorder';
 import { AssessmentRecords } from './records/assessment-records.service';
 import { RecordQueries } from './records/record-queries.service';
@@ -69,6 +70,7 @@ const SERVICES: Provider[] = [
   Recorder,
   CalibrationGuard,
   AuditSampler,
+  DecisionRouter,
   Replay,
   RecordQueries,
   RecordRetention,

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
-import { isDecision } from './decision/decision.decorator';
+import { type Decision, isDecision } from './decision/decision.decorator';
 import { judgmentMetadata } from './definition/judgment.decorator';
 import { JudgmentRegistry, isJudgmentClass } from './registry/judgment.registry';
 import { JudgmentCoreModule, JudgmentRegistryModule } from './judgment-core.module';
@@ -37,10 +37,14 @@ export class JudgmentModule {
         if (decision && isDecision(decision)) decisions.add(decision);
       }
     }
+    // The feature's Decisions are injected here, so the registry hands out the app's (or a test's) providers.
     const registration: Provider = {
       provide: Symbol(`JudgmentFeature(${classes.map((c) => c.name).join(', ')})`),
-      useFactory: (registry: JudgmentRegistry) => registry.register(classes),
-      inject: [JudgmentRegistry],
+      useFactory: (registry: JudgmentRegistry, ...instances: Decision[]) => {
+        registry.register(classes);
+        registry.provide([...decisions], instances);
+      },
+      inject: [JudgmentRegistry, ...decisions],
     };
     return {
       module: JudgmentFeatureModule,

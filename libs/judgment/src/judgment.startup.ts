@@ -6,8 +6,7 @@ import { JudgmentRegistry } from './registry/judgment.registry';
 import { AnswerSource } from './judge/answer-source';
 import { RecordWriter } from './persistence/record.writer';
 import { JudgmentLogger } from './logging/judgment.logger';
-import { CalibrationGuard } from './recording/calibration.guard';
-import { Recorder } from './recording/recorder';
+import { CalibrationGuard } from './routing/calibration.guard';
 
 /**
  * Surfaces configuration errors at startup: the default connection and the connections named by registered
@@ -25,7 +24,6 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
     private readonly rows: RecordWriter,
     private readonly checks: JudgmentChecks,
     private readonly guard: CalibrationGuard,
-    private readonly recorder: Recorder,
     private readonly judgmentLogger: JudgmentLogger,
   ) {}
 
@@ -45,7 +43,7 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
         { warnings: report.findings.map(describeFinding) },
       );
     }
-    for (const problem of this.guard.problems((cls) => this.recorder.decisionOf(cls))) {
+    for (const problem of this.guard.problems((cls) => this.registry.decisionOf(cls))) {
       this.judgmentLogger.warn('Decision not calibrated.', { ...problem });
     }
   }

@@ -12,7 +12,11 @@ describe('RefundDecision', () => {
 
   it('escalates a doubtful explanation for Review', async () => {
     const assessment = fakeAssessment(refund).likelihood('abusive', 0.1).rating('credibility', 1).make();
-    expect(await assessment.decide(decision)).toBe(RefundOutcome.Escalate);
+    // A Review Outcome comes back as a case awaiting Review, with the reason.
+    expect(await assessment.decide(decision)).toMatchObject({
+      outcome: RefundOutcome.Escalate,
+      reason: { cause: 'band' },
+    });
   });
 
   it('rejects a likely abuse whatever the explanation', async () => {

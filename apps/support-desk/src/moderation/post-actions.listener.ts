@@ -23,7 +23,7 @@ export class PostActions {
   @OnEvent(AssessmentDecided.NAME)
   async decided(event: AssessmentDecided): Promise<void> {
     if (!(event.judgment instanceof PostModeration)) return;
-    if (event.record?.reviewRequestedAt) return; // held: the moderator's Resolution settles it
+    if (event.awaitsReview) return; // held: the moderator's Resolution settles it
     await this.settle(event.judgment.post.id, event.outcome, [PostStatus.Pending]);
   }
 

@@ -34,8 +34,8 @@ export class PostsController {
       const jobId = await this.posts.dispatch(post);
       return { post: await this.posts.find(post.id), jobId };
     }
-    const { assessment, outcome } = await this.posts.assess(post);
-    return { post: await this.posts.find(post.id), ...judgedView(assessment, outcome) };
+    const { assessment, decided } = await this.posts.assess(post);
+    return { post: await this.posts.find(post.id), ...judgedView(assessment, decided) };
   }
 
   /** Queues (again) the assessment of an existing post, e.g. after an Unassessed attempt. */

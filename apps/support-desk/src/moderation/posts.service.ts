@@ -1,6 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type Assessment, Judge } from 'nestjs-judgment';
+import { type Assessment, type Decided, Judge } from 'nestjs-judgment';
 import type { Repository } from 'typeorm';
 import type { CreatePostDto } from './create-post.dto';
 import type { ModerationOutcome } from './post-moderation.decision';
@@ -25,9 +25,9 @@ export class PostsService {
     return post;
   }
 
-  async assess(post: Post): Promise<{ assessment: Assessment<PostModeration>; outcome: ModerationOutcome }> {
+  async assess(post: Post): Promise<{ assessment: Assessment<PostModeration>; decided: Decided<ModerationOutcome> }> {
     const assessment = await this.judge.assess(new PostModeration(post));
-    return { assessment, outcome: await assessment.outcome<ModerationOutcome>() };
+    return { assessment, decided: await assessment.outcome<ModerationOutcome>() };
   }
 
   dispatch(post: Post): Promise<string> {

@@ -21,7 +21,7 @@ export class RefundActions {
   @OnEvent(AssessmentDecided.NAME)
   async decided(event: AssessmentDecided): Promise<void> {
     if (!(event.judgment instanceof RefundAbuse)) return;
-    if (event.record?.reviewRequestedAt) return; // in Review: the reviewer's Resolution settles it
+    if (event.awaitsReview) return; // in Review: the reviewer's Resolution settles it
     await this.settle(event.judgment.refund.id, event.outcome, [RefundStatus.Pending]);
   }
 

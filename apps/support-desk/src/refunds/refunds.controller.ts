@@ -34,8 +34,8 @@ export class RefundsController {
       const jobId = await this.refunds.dispatch(refund);
       return { refund: await this.refunds.find(refund.id), jobId };
     }
-    const { assessment, outcome } = await this.refunds.assess(refund);
-    return { refund: await this.refunds.find(refund.id), ...judgedView(assessment, outcome) };
+    const { assessment, decided } = await this.refunds.assess(refund);
+    return { refund: await this.refunds.find(refund.id), ...judgedView(assessment, decided) };
   }
 
   /** Queues (again) the assessment of an existing refund, e.g. after an Unassessed attempt. */

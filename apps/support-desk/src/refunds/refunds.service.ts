@@ -1,6 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type Assessment, Judge } from 'nestjs-judgment';
+import { type Assessment, type Decided, Judge } from 'nestjs-judgment';
 import type { Repository } from 'typeorm';
 import type { CreateRefundDto } from './create-refund.dto';
 import { RefundAbuse } from './refund-abuse.judgment';
@@ -26,9 +26,9 @@ export class RefundsService {
   }
 
   /** Assesses the request now and applies RefundDecision; the listeners act on the Outcome before this resolves. */
-  async assess(refund: Refund): Promise<{ assessment: Assessment<RefundAbuse>; outcome: RefundOutcome }> {
+  async assess(refund: Refund): Promise<{ assessment: Assessment<RefundAbuse>; decided: Decided<RefundOutcome> }> {
     const assessment = await this.judge.assess(new RefundAbuse(refund));
-    return { assessment, outcome: await assessment.outcome<RefundOutcome>() };
+    return { assessment, decided: await assessment.outcome<RefundOutcome>() };
   }
 
   /** Queues the assessment (inline when no queue is configured); resolves to the job id. */

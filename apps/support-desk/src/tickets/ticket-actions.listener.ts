@@ -18,7 +18,7 @@ export class TicketActions {
   @OnEvent(AssessmentDecided.NAME)
   async decided(event: AssessmentDecided): Promise<void> {
     if (!(event.judgment instanceof TicketRouting)) return;
-    if (event.record?.reviewRequestedAt) return; // in triage: the reviewer's Resolution routes it
+    if (event.awaitsReview) return; // in triage: the reviewer's Resolution routes it
     await this.route(event.judgment.ticket.id, event.outcome, [TicketStatus.New]);
   }
 

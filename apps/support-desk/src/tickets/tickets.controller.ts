@@ -34,8 +34,8 @@ export class TicketsController {
       const jobId = await this.tickets.dispatch(ticket);
       return { ticket: await this.tickets.find(ticket.id), jobId };
     }
-    const { assessment, outcome } = await this.tickets.assess(ticket);
-    return { ticket: await this.tickets.find(ticket.id), ...judgedView(assessment, outcome) };
+    const { assessment, decided } = await this.tickets.assess(ticket);
+    return { ticket: await this.tickets.find(ticket.id), ...judgedView(assessment, decided) };
   }
 
   /** Queues (again) the assessment of an existing ticket, e.g. after an Unassessed attempt. */

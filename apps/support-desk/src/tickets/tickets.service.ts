@@ -1,6 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type Assessment, Judge } from 'nestjs-judgment';
+import { type Assessment, type Decided, Judge } from 'nestjs-judgment';
 import type { Repository } from 'typeorm';
 import type { CreateTicketDto } from './create-ticket.dto';
 import type { TicketOutcome } from './ticket-routing.decision';
@@ -25,9 +25,9 @@ export class TicketsService {
     return ticket;
   }
 
-  async assess(ticket: Ticket): Promise<{ assessment: Assessment<TicketRouting>; outcome: TicketOutcome }> {
+  async assess(ticket: Ticket): Promise<{ assessment: Assessment<TicketRouting>; decided: Decided<TicketOutcome> }> {
     const assessment = await this.judge.assess(new TicketRouting(ticket));
-    return { assessment, outcome: await assessment.outcome<TicketOutcome>() };
+    return { assessment, decided: await assessment.outcome<TicketOutcome>() };
   }
 
   dispatch(ticket: Ticket): Promise<string> {

@@ -13,6 +13,7 @@ import { Likelihood } from '../questions/likelihood';
 import { LikelihoodSet } from '../questions/likelihood-set';
 import { KIND_NAMES, type DeclaredQuestion, type QuestionMap } from '../questions/question';
 import { Rating } from '../questions/rating';
+import type { Decided } from './awaiting-review';
 import { ClassificationAnswer, LikelihoodAnswer, LikelihoodSetAnswer, RatingAnswer } from './answers';
 import { Provenance } from './provenance';
 import { isTracing, noteRead } from './reading-trace';
@@ -49,8 +50,14 @@ export interface Decider<J extends Judgment = any, O extends Outcome = Outcome> 
 export interface DecisionRecording {
   /** An instance of the default Decision class (through DI when the recorder made the link, so it can be overridden). */
   decisionOf(cls: Type<unknown>): Decider;
-  /** Applies the Decision to the Assessment and returns its Outcome, recorded, logged and announced when linked. */
-  decide<J extends Judgment, O extends Outcome>(assessment: Assessment<J>, decision: Decider<J, O>): Promise<O>;
+  /**
+   * Applies the Decision to the Assessment and resolves to its Outcome, or to AwaitingReview when the case goes to
+   * Review; recorded, logged and announced when linked.
+   */
+  decide<J extends Judgment, O extends Outcome>(
+    assessment: Assessment<J>,
+    decision: Decider<J, O>,
+  ): Promise<Decided<O>>;
 }
 
 /**
@@ -127,8 +134,12 @@ export class Assessment<J extends Judgment = Judgment> {
     return encoded;
   }
 
-  /** Applies the Judgment's default Decision (`@Judgment({ decision })`). */
-  async outcome<O extends Outcome = Outcome>(): Promise<O> {
+  /**
+   * Applies the Judgment's default Decision (`@Judgment({ decision })`): resolves to the Outcome when it is automatic,
+   * to AwaitingReview (the Outcome and why) when the case goes to Review instead — a Review Outcome, or a guard that
+   * sent an automatic Outcome to Review (calibration drift with `onDrift: 'review'`).
+   */
+  async outcome<O extends Outcome = Outcome>(): Promise<Decided<O>> {
     const cls = judgmentMetadata(this.judgment.constructor).decision;
     if (!cls) throw new NoDefaultDecision(judgmentName(this.judgment));
     return this.decide(this.recording.decisionOf(cls) as Decider<J, O>);
@@ -138,9 +149,9 @@ export class Assessment<J extends Judgment = Judgment> {
    * Applies a Decision through this Assessment's `recording`: for an Assessment the Judge produced (or one rebuilt
    * from a record to decide it) that is the recorder's link, which records, logs and announces the decision; for a
    * Replay or a hand-built one the Outcome is only computed. Scripted answers run the Decision twice to check it is
-   * pure.
+   * pure. Resolves like `outcome()`: the Outcome, or AwaitingReview.
    */
-  async decide<O extends Outcome>(decision: Decider<J, O>): Promise<O> {
+  async decide<O extends Outcome>(decision: Decider<J, O>): Promise<Decided<O>> {
     return this.recording.decide(this, decision);
   }
 

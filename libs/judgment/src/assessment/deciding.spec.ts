@@ -1,5 +1,6 @@
 import {
   Assessment,
+  AwaitingReview,
   Decision,
   InvalidDecision,
   NoDefaultDecision,
@@ -36,6 +37,14 @@ const assessed = (
     recording,
   );
 
+/** What deciding resolves to when the Decision gives a Review Outcome: the case awaits Review, with the rule. */
+const inReview = (outcome: RefundOutcome, rule: string) =>
+  new AwaitingReview(
+    outcome,
+    { cause: 'band', text: `RefundDecision decided "${outcome}", one of its Review Outcomes, by the rule: ${rule}.` },
+    null,
+  );
+
 /** A Decision whose Outcome flips on every call (it keeps state of its own). */
 @Decision({ outcomes: RefundOutcome, name: 'flip-flop' })
 class FlipFlop implements DecisionContract<RefundAbuse, RefundOutcome> {
@@ -59,13 +68,15 @@ class Counting implements DecisionContract<RefundAbuse, RefundOutcome> {
 describe('Deciding an Assessment', () => {
   it("outcome() applies the Judgment's default Decision", async () => {
     await expect(assessed(0.8).outcome()).resolves.toBe(RefundOutcome.Reject);
-    await expect(assessed(0.4).outcome()).resolves.toBe(RefundOutcome.Escalate);
+    await expect(assessed(0.4).outcome()).resolves.toEqual(inReview(RefundOutcome.Escalate, 'abusive ≥ 0.3'));
     await expect(assessed(0.1).outcome()).resolves.toBe(RefundOutcome.Approve);
-    await expect(assessed(0.1, [0.7, 0.3, 0, 0]).outcome()).resolves.toBe(RefundOutcome.Escalate);
+    await expect(assessed(0.1, [0.7, 0.3, 0, 0]).outcome()).resolves.toMatchObject({ outcome: RefundOutcome.Escalate });
   });
 
   it('the Decision reads facts from the Judgment it is given', async () => {
-    await expect(assessed(0.1, undefined, refundAbuse(3)).outcome()).resolves.toBe(RefundOutcome.Escalate);
+    await expect(assessed(0.1, undefined, refundAbuse(3)).outcome()).resolves.toEqual(
+      inReview(RefundOutcome.Escalate, 'otherwise (no tested condition held)'),
+    );
   });
 
   it('decide(other) applies another Decision', async () => {
@@ -179,7 +190,7 @@ describe('Deciding an Assessment', () => {
         return assessment.likelihood('abusive').above(0.5) ? Score.High : Score.Low;
       }
     }
-    await expect(assessed(0.8).decide(new Scorer())).resolves.toBe(Score.High);
+    await expect(assessed(0.8).decide(new Scorer())).resolves.toMatchObject({ outcome: Score.High });
     await expect(assessed(0.2).decide(new Scorer())).resolves.toBe(Score.Low);
   });
 });

@@ -11,6 +11,8 @@ export interface CachedAssessment {
   readonly engine: string;
   readonly model: string;
   readonly requestId: string | null;
+  /** The model of each Question, when the Engine reported one per Question (absent in entries from before). */
+  readonly questionModels?: Readonly<Record<string, string>>;
   /** The record the answers were first written to; null when persistence was off. */
   readonly recordId: number | null;
 }

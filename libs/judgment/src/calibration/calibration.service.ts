@@ -1,10 +1,11 @@
 import { Inject, Injectable, type Type } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { Assessment } from '../assessment/assessment';
+import { decidedOutcome } from '../assessment/awaiting-review';
 import { type Decision, type DecisionMetadata, decisionMetadata, isDecision } from '../decision/decision.decorator';
 import { type Judgment, type JudgmentClass, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
-import { isJudgmentClass } from '../registry/judgment.registry';
+import { JudgmentRegistry, isJudgmentClass } from '../registry/judgment.registry';
 import { BULK_LIMITS, type Engine } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
 import { EngineFailed, InvalidCalibration, InvalidSuggestion, NoDefaultDecision } from '../errors';
@@ -15,7 +16,6 @@ import { ask } from '../judge/ask';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { RecordWriter } from '../persistence/record.writer';
-import { Recorder } from '../recording/recorder';
 import { type QuestionMap, readQuestions } from '../questions/question';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { mapBounded } from './bounded';
@@ -65,7 +65,7 @@ interface CalibrationPlan<J extends Judgment> {
 /** The services a run uses. */
 interface CalibrationServices {
   readonly engines: EngineManager;
-  readonly attempts: Recorder;
+  readonly registry: JudgmentRegistry;
   /** The module's Evidence size limit of a round (`maxEvidenceBytes`). */
   readonly maxEvidenceBytes: number;
   dataSource(): DataSource | null;
@@ -120,13 +120,13 @@ export class Calibration {
   constructor(
     @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
     engines: EngineManager,
-    attempts: Recorder,
+    registry: JudgmentRegistry,
     rows: RecordWriter,
   ) {
     this.concurrency = options.calibration.concurrency;
     this.services = {
       engines,
-      attempts,
+      registry,
       maxEvidenceBytes: options.maxEvidenceBytes,
       dataSource: () => rows.dataSource(),
     };
@@ -419,7 +419,7 @@ export class CalibrationBuilder<J extends Judgment> {
     return classes.map((cls) => {
       if (!cls) throw new NoDefaultDecision(name);
       return {
-        instance: this.services.attempts.decisionOf(cls as Type<Decision>),
+        instance: this.services.registry.decisionOf(cls as Type<Decision>),
         metadata: decisionMetadata(cls),
       };
     });
@@ -497,7 +497,8 @@ async function decideCase<J extends Judgment>(
   index: number,
 ): Promise<Outcome> {
   try {
-    return await assessment.decide(decision.instance as Decision<J, Outcome>);
+    // The Decision's own Outcome: a Review Outcome is what calibration counts as sent to Review.
+    return decidedOutcome(await assessment.decide(decision.instance as Decision<J, Outcome>));
   } catch (error) {
     throw new InvalidCalibration(
       `${decision.metadata.name} threw on the case at index ${index}: ${(error as Error).message} ` +

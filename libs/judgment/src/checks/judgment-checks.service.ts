@@ -8,7 +8,6 @@ import { type CheckFinding, type CheckReport, JudgmentError } from '../errors';
 import { AnswerSource } from '../judge/answer-source';
 import { expandQuestions, readQuestions, type Question } from '../questions/question';
 import { RecordWriter } from '../persistence/record.writer';
-import { Recorder } from '../recording/recorder';
 import { JudgmentRegistry } from '../registry/judgment.registry';
 import { QUESTION_RULES, type ReadJudgment } from './question.rules';
 
@@ -23,7 +22,6 @@ export class JudgmentChecks {
     private readonly registry: JudgmentRegistry,
     private readonly engines: EngineManager,
     private readonly answers: AnswerSource,
-    private readonly recorder: Recorder,
     private readonly rows: RecordWriter,
   ) {}
 
@@ -192,7 +190,7 @@ export class JudgmentChecks {
       fix,
     });
     try {
-      const decision = this.recorder.decisionOf(cls as never) as object;
+      const decision = this.registry.decisionOf(cls as never) as object;
       if (typeof (decision as { decide?: unknown }).decide !== 'function') {
         return [failure(`${name} has no decide() method.`, 'Add decide(assessment, judgment) returning an Outcome.')];
       }

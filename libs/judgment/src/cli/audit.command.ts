@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { judgmentName } from '../definition/judgment.decorator';
 import { auditAgreements } from '../lock/audit-agreement';
 import { CalibrationLock } from '../lock/calibration-lock';
-import { CalibrationGuard } from '../recording/calibration.guard';
+import { CalibrationGuard } from '../routing/calibration.guard';
 import { RecordQueries } from '../records/record-queries.service';
 import type { CliContext } from './cli.context';
 import { auditHtml } from './audit.html';

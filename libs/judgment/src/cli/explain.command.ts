@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { ReviewCause } from '../assessment/awaiting-review';
 import { type DecisionTrace, describeComparison } from '../decision/decision-trace';
 import { InvalidRecordQuery } from '../errors';
 import { RecordQueries } from '../records/record-queries.service';
@@ -43,6 +44,7 @@ function formatExplanation(e: RecordDetail): string {
       ? 'Engine: none answered'
       : `Engine: ${e.provenance.engine}${e.provenance.model ? `, model ${e.provenance.model}` : ''}` +
         (e.provenance.requestId ? `, request ${e.provenance.requestId}` : ''),
+    ...describeModels(e.provenance?.questionModels ?? {}),
   ];
   if (e.failure) {
     lines.push(`Unassessed: ${e.failure.type}${e.failure.message ? ` — ${e.failure.message}` : ''}`);
@@ -80,9 +82,16 @@ function describeTrace(trace: DecisionTrace | null): string[] {
   return lines;
 }
 
+/** The model of each Question, when they were not all answered by one. */
+function describeModels(models: Record<string, string>): string[] {
+  if (new Set(Object.values(models)).size < 2) return [];
+  return ['Models by Question:', ...Object.entries(models).map(([key, model]) => `  ${key}: ${model}`)];
+}
+
 function describeReview(review: RecordDetail['review']): string[] {
   if (review === null) return ['Review: not requested.'];
-  const lines = [`Review: requested ${review.requestedAt}`];
+  const lines = [`Review: requested ${review.requestedAt} (${REVIEW_CAUSE_WORDS[review.cause]})`];
+  if (review.reason !== '') lines.push(`Why: ${review.reason}`);
   if (review.resolvedAt === null) lines.push('Resolution: awaiting a reviewer.');
   else {
     const by = review.resolver ? ` by ${review.resolver.type} ${review.resolver.id}` : '';
@@ -90,6 +99,12 @@ function describeReview(review: RecordDetail['review']): string[] {
   }
   return lines;
 }
+
+const REVIEW_CAUSE_WORDS: Record<ReviewCause, string> = {
+  band: 'a Review Outcome',
+  drift: 'calibration drift',
+  collapse: 'signal collapse',
+};
 
 function describeAnswer(value: unknown): string {
   if (typeof value === 'number') return `probability ${value}`;

@@ -2,7 +2,9 @@ import type { Type } from '@nestjs/common';
 import type { Assessment, Decider, DecisionRecording } from '../assessment/assessment';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
+import { AwaitingReview, type Decided } from '../assessment/awaiting-review';
 import { traceReadings, untraced } from '../assessment/reading-trace';
+import { planDecision } from './decision-plan';
 import { ImpureDecision, InvalidDecision } from '../errors';
 import { decisionMetadata } from './decision.decorator';
 import { type DecisionTrace, decisionTrace } from './decision-trace';
@@ -42,13 +44,45 @@ export function applyTracedDecision<J extends Judgment, O extends Outcome>(
   return { outcome, trace: decisionTrace(decision, decisionMetadata(decision.constructor).name, outcome, readings) };
 }
 
-/** Deciding that only computes the Outcome, checking purity or not: no record, log line or event. */
+/**
+ * Deciding that only computes the Outcome, checking purity or not: no record, log line or event. A Review Outcome
+ * still resolves as AwaitingReview (`band`); no guard is asked (there is no lock to compare with).
+ */
 export function computeOnly(checksPurity: boolean): DecisionRecording {
   return Object.freeze({
-    decisionOf: (cls: Type<unknown>) => new cls() as Decider,
-    decide: async <J extends Judgment, O extends Outcome>(assessment: Assessment<J>, decision: Decider<J, O>) =>
-      applyDecision(assessment, decision, checksPurity),
+    decisionOf: (cls: Type<unknown>) => constructDecision(cls as Type<Decider>),
+    decide: async <J extends Judgment, O extends Outcome>(
+      assessment: Assessment<J>,
+      decision: Decider<J, O>,
+    ): Promise<Decided<O>> => {
+      const { outcome, trace } = applyTracedDecision(assessment, decision, checksPurity);
+      const plan = planDecision({
+        outcome,
+        decision: decisionMetadata(decision.constructor),
+        rule: trace.rule.text,
+        findings: [],
+        inReview: null,
+        audit: null,
+      });
+      return plan.route === 'review' ? new AwaitingReview(outcome, plan.reason, null) : outcome;
+    },
   });
+}
+
+/**
+ * An instance of a Decision class that no module provides (a Decision is pure and needs no dependencies): a
+ * constructor that throws is reported with the class named.
+ */
+export function constructDecision<D extends Decider>(cls: Type<D>): D {
+  try {
+    return new cls();
+  } catch (error) {
+    throw new InvalidDecision(
+      `The Decision ${cls.name} could not be constructed: ${(error as Error)?.message ?? String(error)}. A Decision ` +
+        'needs no constructor arguments; register it with JudgmentModule.forFeature([...]) if it injects services.',
+      { cause: error },
+    );
+  }
 }
 
 /** Deciding only computes the Outcome: a Replay, a hand-built Assessment. */

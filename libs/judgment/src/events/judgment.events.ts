@@ -1,4 +1,5 @@
 import type { Assessment } from '../assessment/assessment';
+import type { ReviewReason } from '../assessment/awaiting-review';
 import type { Decision } from '../decision/decision.decorator';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
@@ -29,7 +30,7 @@ export class AssessmentFailed<J extends Judgment = Judgment> {
 
 /**
  * A Decision was applied to a recorded (or Judge-produced) Assessment. Fires for every such decision, also when the
- * record is already in Review and keeps the Outcome that sent it there: check `record.isAwaitingReview()`.
+ * case is already in Review and keeps the reason that sent it there: act on `outcome` only when `awaitsReview` is false.
  */
 export class AssessmentDecided<J extends Judgment = Judgment, O extends Outcome = Outcome> {
   static readonly NAME = 'judgment.assessment.decided';
@@ -37,12 +38,20 @@ export class AssessmentDecided<J extends Judgment = Judgment, O extends Outcome 
     readonly judgment: J,
     readonly assessment: Assessment<J>,
     readonly decision: Decision<J, O>,
+    /** The Outcome the Decision gave: automatic only when `awaitsReview` is false. */
     readonly outcome: O,
     readonly record: AssessmentRecord | null,
+    /** Why the case is in Review (a Review Outcome, calibration drift, …), or null when the Outcome acts. */
+    readonly review: ReviewReason | null = null,
   ) {}
+
+  /** Whether the case awaits a person instead of the Outcome acting (with or without a record). */
+  get awaitsReview(): boolean {
+    return this.review !== null;
+  }
 }
 
-/** An Outcome that needs a person put the record in Review (once per record). */
+/** A case went to Review (once per record): a Review Outcome, or a guard sent an automatic Outcome there. */
 export class ReviewRequested<J extends Judgment = Judgment, O extends Outcome = Outcome> {
   static readonly NAME = 'judgment.review.requested';
   constructor(
@@ -51,6 +60,8 @@ export class ReviewRequested<J extends Judgment = Judgment, O extends Outcome = 
     readonly outcome: O,
     readonly record: AssessmentRecord | null,
     readonly requestedAt: Date,
+    /** Why the case is in Review. */
+    readonly reason: ReviewReason,
   ) {}
 }
 

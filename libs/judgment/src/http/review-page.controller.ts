@@ -12,7 +12,7 @@ import {
   UseGuards,
   UsePipes,
 } from '@nestjs/common';
-import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import { HttpAdapterHost } from '@nestjs/core';
 import { decisionMetadata } from '../decision/decision.decorator';
 import { decisionThresholds } from '../decision/thresholds';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
@@ -46,7 +46,6 @@ export class JudgmentReviewPageController {
     @Inject(JUDGMENT_HTTP_OPTIONS) private readonly options: JudgmentHttpOptions,
     private readonly records: AssessmentRecords,
     private readonly registry: JudgmentRegistry,
-    private readonly moduleRef: ModuleRef,
     private readonly adapterHost: HttpAdapterHost,
     private readonly csrf: CsrfTokens,
   ) {}
@@ -143,12 +142,7 @@ export class JudgmentReviewPageController {
     }
     const cls = this.registry.decision(record.decision);
     const metadata = decisionMetadata(cls);
-    let decision: object;
-    try {
-      decision = this.moduleRef.get(cls, { strict: false });
-    } catch {
-      decision = new cls();
-    }
+    const decision = this.registry.decisionOf(cls);
     return {
       resolutions: metadata.outcomes.filter((o) => !metadata.review.has(o)).map(String),
       thresholds: decisionThresholds(decision),

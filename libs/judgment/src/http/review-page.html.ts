@@ -1,3 +1,4 @@
+import type { ReviewCause } from '../assessment/awaiting-review';
 import escapeHtml from 'escape-html';
 import type { RecordDetail, RecordSummary } from '../records/record.view';
 
@@ -34,6 +35,13 @@ export const PAGE_HEADERS: Record<string, string> = {
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
+};
+
+/** A Review cause as a reviewer reads it. */
+const REVIEW_CAUSE_WORDS: Record<ReviewCause, string> = {
+  band: 'Uncertain: a Review Outcome',
+  drift: 'Calibration drift: the automatic Outcome was not trusted',
+  collapse: 'Signal collapse: the automatic Outcome was not trusted',
 };
 
 function layout(title: string, base: string, body: string): string {
@@ -139,6 +147,7 @@ ${record.claim ? holderForms : ''}
 <dt>State</dt><dd>${e(record.state.replace('_', ' '))}</dd>
 <dt>Automatic Outcome</dt><dd>${e(record.outcome ?? 'none')}${record.decision ? ` (${e(record.decision.name)}${record.decision.version ? ` v${e(record.decision.version)}` : ''})` : ''}</dd>
 <dt>In Review since</dt><dd>${time(record.reviewRequestedAt)}</dd>
+${review ? `<dt>Why it is in Review</dt><dd><strong>${e(REVIEW_CAUSE_WORDS[review.cause])}</strong>${review.reason ? `: ${e(review.reason)}` : ''}</dd>` : ''}
 <dt>Deadline</dt><dd>${record.reviewDeadlineAt ? time(record.reviewDeadlineAt) : 'none (waits for a person)'}</dd>
 <dt>Claim</dt><dd>${record.claim ? `${e(record.claim.holder.type)} #${e(record.claim.holder.id)} until ${time(record.claim.expiresAt)}` : 'unclaimed'}</dd>
 ${review?.resolution ? `<dt>Resolution</dt><dd>${e(review.resolution)} by ${e(review.resolver?.type ?? '')} #${e(review.resolver?.id ?? '')} at ${time(review.resolvedAt)}</dd>` : ''}

@@ -117,7 +117,11 @@ describe('Judge on SQLite in memory', () => {
     expect(answered).toMatchObject({ judgment: 'note-check', answers: { flagged: 0.5 }, requestId: 'req-1' });
     expect(answered.outcome).toBeNull();
 
-    expect(await assessment.outcome()).toBe(Verdict.Check);
+    expect(await assessment.outcome()).toMatchObject({
+      outcome: Verdict.Check,
+      reason: { cause: 'band' },
+      recordId: answered.id,
+    });
     expect(await rows()).toEqual([
       expect.objectContaining({ id: answered.id, decision: 'Moderate', decisionVersion: '1', outcome: 'check' }),
     ]);
@@ -136,7 +140,10 @@ describe('Judge on SQLite in memory', () => {
     const { app, judge, rows } = await start();
     await judge.assess(new NoteCheck('Maybe spam.'));
     const [record] = await rows();
-    expect(await app.get(AssessmentRecords).outcome(record, new NoteCheck('Maybe spam.'))).toBe(Verdict.Check);
+    expect(await app.get(AssessmentRecords).outcome(record, new NoteCheck('Maybe spam.'))).toMatchObject({
+      outcome: Verdict.Check,
+      recordId: record.id,
+    });
     expect((await rows())[0]).toMatchObject({ outcome: 'check' });
   });
 
@@ -145,7 +152,7 @@ describe('Judge on SQLite in memory', () => {
     await judge.assess(new NoteCheck('Maybe spam.'));
     const [record] = await rows();
     const replay = await app.get(AssessmentRecords).rebuild(record, new NoteCheck('Maybe spam.'));
-    expect(await replay.outcome()).toBe(Verdict.Check);
+    expect(await replay.outcome()).toMatchObject({ outcome: Verdict.Check, recordId: null });
     expect((await rows())[0].outcome).toBeNull();
   });
 

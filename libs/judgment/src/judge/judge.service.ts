@@ -102,8 +102,8 @@ export class Judge implements Attempter {
     const link = this.attempts.link({ checksPurity: attempt.chosen.scripted });
     if (paid) {
       // Answers paid for in an earlier run whose recording failed: recorded now, the Engine is not asked again.
-      const { engine, model, requestId, details } = paid.provenance;
-      const provenance = new Provenance(engine, model, requestId, details);
+      const { engine, model, requestId, details, questionModels } = paid.provenance;
+      const provenance = new Provenance(engine, model, requestId, details, questionModels);
       const assessment = Assessment.fromAnswers(judgment, attempt.questions, paid.answers, provenance, link);
       return this.answered(judgment, attempt, assessment, link, cacheKey);
     }
@@ -159,6 +159,9 @@ export class Judge implements Attempter {
           engine: assessment.provenance.engine,
           model: assessment.provenance.model,
           requestId: assessment.provenance.requestId,
+          ...(Object.keys(assessment.provenance.questionModels).length === 0
+            ? {}
+            : { questionModels: assessment.provenance.questionModels }),
           recordId: record?.id ?? null,
         },
         attempt.cacheFor as number,
@@ -269,7 +272,7 @@ export class Judge implements Attempter {
     attempt: Attempt,
     hit: CachedAssessment,
   ): Promise<RecordedAttempt<J>> {
-    const provenance = new Provenance(hit.engine, hit.model, hit.requestId, {});
+    const provenance = new Provenance(hit.engine, hit.model, hit.requestId, {}, hit.questionModels ?? {});
     const link = this.attempts.link({ checksPurity: false });
     const assessment = Assessment.fromAnswers(judgment, attempt.questions, hit.answers, provenance, link);
     const record = await this.recording(() => link.recordAnswered(attempt, assessment, hit.recordId));

@@ -49,13 +49,18 @@ export interface PaidAnswers {
     readonly model: string;
     readonly requestId: string | null;
     readonly details: Record<string, unknown>;
+    /** The model of each Question, when the Engine reported one per Question. */
+    readonly questionModels?: Record<string, string>;
   };
 }
 
 /** The PaidAnswers of an Assessment (what AssessmentNotRecorded carries). */
 export function paidAnswersOf(assessment: Assessment<any>): PaidAnswers {
-  const { engine, model, requestId, details } = assessment.provenance;
-  return { answers: assessment.encodedAnswers(), provenance: { engine, model, requestId, details: { ...details } } };
+  const { engine, model, requestId, details, questionModels } = assessment.provenance;
+  return {
+    answers: assessment.encodedAnswers(),
+    provenance: { engine, model, requestId, details: { ...details }, questionModels: { ...questionModels } },
+  };
 }
 
 /** Something that assesses and tells which record it wrote: the Judge, as the dispatch strategies see it. */

@@ -1,3 +1,4 @@
+import type { ReviewCause, ReviewReason } from '../assessment/awaiting-review';
 import type { DecisionTrace } from '../decision/decision-trace';
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { AWAITING_REVIEW, DEADLINE_PENDING, UNASSESSED } from './record-indexes';
@@ -98,11 +99,15 @@ export class AssessmentRecord {
   reviewRequestedAt!: Date | null;
 
   /**
-   * Why the record went to Review although its Outcome was automatic (e.g. the calibration drift guard: the model or
-   * Questions differ from the lock's); null when the Outcome itself needs a person.
+   * Why the record went to Review, in words: the rule that gave a Review Outcome, or what a guard found (the
+   * calibration drift guard: the model or Questions differ from the lock's). Null when never in Review.
    */
   @Column({ name: 'review_reason', type: 'text', nullable: true })
   reviewReason!: string | null;
+
+  /** What sent the record to Review: `band` (a Review Outcome), `drift`, `collapse`; null when never in Review. */
+  @Column({ name: 'review_cause', type: 'varchar', length: 32, nullable: true })
+  reviewCause!: ReviewCause | null;
 
   /** The reviewer's Outcome, as a string. */
   @Column({ type: 'varchar', length: 255, nullable: true })
@@ -164,6 +169,12 @@ export class AssessmentRecord {
   /** In Review and not yet resolved. */
   isAwaitingReview(): boolean {
     return this.reviewRequestedAt !== null && this.resolvedAt === null;
+  }
+
+  /** Why the record went to Review, or null when it never did (a record from before causes were kept: `band`). */
+  reviewReasonOf(): ReviewReason | null {
+    if (this.reviewRequestedAt === null) return null;
+    return { cause: this.reviewCause ?? 'band', text: this.reviewReason ?? '' };
   }
 
   isResolved(): boolean {

@@ -6,6 +6,7 @@ import { DecisionTrace1764800000000 } from './migrations/1764800000000-decision-
 import { ReviewIndexes1764900000000 } from './migrations/1764900000000-review-indexes';
 import { Timestamptz1765000000000 } from './migrations/1765000000000-timestamptz';
 import { ReviewDeskIndexes1765100000000 } from './migrations/1765100000000-review-desk-indexes';
+import { ReviewCause1765250000000 } from './migrations/1765250000000-review-cause';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
 export const judgmentEntities = [AssessmentRecord];
@@ -18,4 +19,5 @@ export const judgmentMigrations = [
   ReviewIndexes1764900000000,
   Timestamptz1765000000000,
   ReviewDeskIndexes1765100000000,
+  ReviewCause1765250000000,
 ];

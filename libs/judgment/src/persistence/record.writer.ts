@@ -5,6 +5,7 @@ import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { Assessment } from '../assessment/assessment';
 import type { DecisionTrace } from '../decision/decision-trace';
+import type { ReviewReason } from '../assessment/awaiting-review';
 import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
 import type { UnresolvedEvidencePath } from '../definition/evidence-paths';
@@ -153,8 +154,8 @@ export class RecordWriter {
     id: number,
     columns: DecisionColumns,
     entering: {
-      review: boolean;
-      reviewReason?: string | null;
+      /** Why the record enters Review, or null when it does not. */
+      review: ReviewReason | null;
       audit?: boolean;
       /** Milliseconds the record may wait in Review before its deadline (null or absent: no deadline). */
       reviewDeadline?: number | null;
@@ -165,7 +166,8 @@ export class RecordWriter {
     const review = entering.review
       ? {
           reviewRequestedAt: now,
-          reviewReason: entering.reviewReason ?? null,
+          reviewReason: entering.review.text,
+          reviewCause: entering.review.cause,
           ...(deadline === null ? {} : { reviewDeadlineAt: new Date(now.getTime() + deadline) }),
         }
       : {};
@@ -368,12 +370,15 @@ export class RecordWriter {
     return entities.length === 1 ? entityReference(dataSource, entities[0]) : null;
   }
 
+  /** The Provenance columns; the model of each Question, when the Engine reported one, in `questionModels`. */
   private provenanceColumns(provenance: Provenance, withDetails: boolean): Partial<AssessmentRecord> {
+    const { questionModels } = provenance;
+    const models = Object.keys(questionModels).length === 0 ? {} : { questionModels: { ...questionModels } };
     return {
       engine: provenance.engine,
       model: provenance.model,
       requestId: provenance.requestId,
-      provenanceDetails: withDetails ? { ...provenance.details } : {},
+      provenanceDetails: withDetails ? { ...provenance.details, ...models } : models,
     };
   }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import { type Decided, type ReviewReason, decidedOutcome, reviewReasonOf } from '../assessment/awaiting-review';
 import { Unassessed } from '../assessment/unassessed';
 import type { Outcome } from '../definition/outcome';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
@@ -19,7 +20,7 @@ export type AssessStep =
   /** Assessed; the Judgment has no default Decision, so nothing is decided. */
   | { readonly kind: 'assessed'; readonly record: number | null }
   /** Assessed but not recorded (persistence off, or a best-effort write failed): decided inside the assess job. */
-  | { readonly kind: 'decided'; readonly record: null; readonly outcome: Outcome }
+  | { readonly kind: 'decided'; readonly record: null; readonly outcome: Outcome; readonly review: ReviewReason | null }
   /** Assessed and recorded: the decide job decides from the record. */
   | { readonly kind: 'recorded'; readonly record: number };
 
@@ -66,7 +67,10 @@ export class JudgmentJobs {
       return { step: { kind: 'assessed', record: record?.id ?? null } };
     }
     if (record) return { step: { kind: 'recorded', record: record.id }, answered: answeredColumns(record) };
-    return { step: { kind: 'decided', record: null, outcome: await result.outcome() } };
+    const decided = await result.outcome();
+    return {
+      step: { kind: 'decided', record: null, outcome: decidedOutcome(decided), review: reviewReasonOf(decided) },
+    };
   }
 
   /**
@@ -75,7 +79,7 @@ export class JudgmentJobs {
    * read first: the Outcome's conditional UPDATE is the one statement. UnrebuildableAssessment when the record no
    * longer fits the Judgment, or no longer exists.
    */
-  async decide(id: number, judgment: Judgment, answered?: AnsweredColumns): Promise<Outcome> {
+  async decide(id: number, judgment: Judgment, answered?: AnsweredColumns): Promise<Decided> {
     const record = answered ? this.rows.restore({ ...answered, id }) : await this.records.find(id);
     if (!record) {
       throw UnrebuildableAssessment.recordGone(id, judgmentName(judgment));

@@ -19,6 +19,7 @@ import {
 } from '../errors';
 import { Judge } from '../judge/judge.service';
 import { type PaidAnswers, paidAnswersOf } from '../judge/judge.types';
+import { type ReviewReason, decidedOutcome, reviewReasonOf } from '../assessment/awaiting-review';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions, ResolvedQueueOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
@@ -230,13 +231,16 @@ export class DecideProcessor extends JudgmentWorkerHost {
     super(context);
   }
 
-  process(job: Job<DecideJobData>, token?: string): Promise<{ record: number; outcome: Outcome }> {
+  process(
+    job: Job<DecideJobData>,
+    token?: string,
+  ): Promise<{ record: number; outcome: Outcome; review: ReviewReason | null }> {
     return this.inJobSpan(job, () =>
       this.ridingOutages(job, token, async () => {
         const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
         const { record, answered } = job.data;
-        const outcome = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(record, judgment, answered));
-        return { record: job.data.record, outcome };
+        const decided = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(record, judgment, answered));
+        return { record: job.data.record, outcome: decidedOutcome(decided), review: reviewReasonOf(decided) };
       }),
     );
   }

@@ -1,8 +1,10 @@
 import type { Type } from '@nestjs/common';
 import type { Assessment, Decider, DecisionRecording } from '../assessment/assessment';
+import { AwaitingReview, type Decided, type ReviewReason } from '../assessment/awaiting-review';
+import type { DecisionPlan } from '../decision/decision-plan';
 import { applyTracedDecision } from '../decision/apply-decision';
 import type { DecisionTrace } from '../decision/decision-trace';
-import { type Decision, decisionMetadata, isDecision } from '../decision/decision.decorator';
+import { type Decision, type DecisionMetadata, decisionMetadata, isDecision } from '../decision/decision.decorator';
 import { decisionThresholds } from '../decision/thresholds';
 import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
@@ -13,17 +15,16 @@ import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { RecordWriter, AttemptContext } from '../persistence/record.writer';
 import type { JudgmentRegistry } from '../registry/judgment.registry';
+import type { DecisionRouter } from '../routing/decision.router';
 import type { ReviewDeadlineScheduler } from './review-deadline.scheduler';
 import { judgmentInstruments } from '../telemetry/judgment.metrics';
 import { type Context, SpanKind, activeContext, inSpan } from '../telemetry/judgment.tracing';
-import type { AuditSampler } from './audit.sampler';
-import type { CalibrationGuard } from './calibration.guard';
 
 /** The module services a RecordLink works with, handed over by the Recorder that makes links. */
 export interface LinkServices {
   readonly rows: RecordWriter;
-  readonly guard: CalibrationGuard;
-  readonly audits: AuditSampler;
+  /** Where each decision goes (act, audit, Review): the plan this link carries out. */
+  readonly router: DecisionRouter;
   readonly events: JudgmentEventsPublisher;
   readonly logger: JudgmentLogger;
   readonly registry: JudgmentRegistry;
@@ -43,8 +44,8 @@ export class RecordLink implements DecisionRecording {
   private current: AssessmentRecord | null;
   /** Recording was required and failed: deciding must fail too. */
   private refused = false;
-  /** Already in Review (what guards a second entry when there is no record). */
-  private awaitingReview: boolean;
+  /** The Review the case is in (its record's, or the one a decision through this link sent it to), else null. */
+  private inReview: ReviewReason | null;
   /** The Outcome that sent the Assessment to Review through this link. */
   private reviewOutcome: Outcome | undefined;
   /** The trace context the link was made in (the assess span): decisions through it are its children. */
@@ -57,7 +58,7 @@ export class RecordLink implements DecisionRecording {
     record: AssessmentRecord | null = null,
   ) {
     this.current = record;
-    this.awaitingReview = record?.isAwaitingReview() ?? false;
+    this.inReview = record?.reviewReasonOf() ?? null;
   }
 
   /** The record decisions are written to, or null (persistence off, or a best-effort write failed). */
@@ -99,9 +100,13 @@ export class RecordLink implements DecisionRecording {
 
   /**
    * Applies a Decision: refuses it if it may not decide this Assessment, computes the Outcome (twice when purity is
-   * checked), then records, logs and announces it.
+   * checked), routes it (act, audit, or Review) and carries the plan out: records, logs and announces it. Resolves to
+   * the Outcome when it acts, to AwaitingReview when the case is in Review.
    */
-  async decide<J extends Judgment, O extends Outcome>(assessment: Assessment<J>, decision: Decider<J, O>): Promise<O> {
+  async decide<J extends Judgment, O extends Outcome>(
+    assessment: Assessment<J>,
+    decision: Decider<J, O>,
+  ): Promise<Decided<O>> {
     const name = judgmentName(assessment.judgment);
     const attributes = { 'judgment.name': name };
     return inSpan('judgment.decide', { attributes, parent: this.traceContext }, async (span) => {
@@ -112,9 +117,11 @@ export class RecordLink implements DecisionRecording {
         span.setAttributes({ ...decided, 'judgment.rule': trace.rule.text });
         if (this.current) span.setAttribute('judgment.record_id', this.current.id);
       }
-      await this.decided(assessment, decision as Decision, outcome, trace);
+      const plan = await this.decided(assessment, decision as Decision, outcome, trace);
       judgmentInstruments().decisions.add(1, decided);
-      return outcome;
+      if (plan.route === 'act') return outcome;
+      span.setAttribute('judgment.review.cause', plan.reason.cause);
+      return new AwaitingReview(outcome, plan.reason, this.current?.id ?? null);
     });
   }
 
@@ -134,14 +141,14 @@ export class RecordLink implements DecisionRecording {
     );
   }
 
-  /** Records, logs and announces the Outcome of a Decision. */
+  /** Routes a decision and carries the plan out: writes it, logs it, schedules its deadline, announces it. */
   private async decided(
     assessment: Assessment<any>,
     decision: Decision,
     outcome: Outcome,
     trace: DecisionTrace,
-  ): Promise<void> {
-    const { rows, events, logger } = this.services;
+  ): Promise<DecisionPlan> {
+    const { router, events, logger } = this.services;
     const name = judgmentName(assessment.judgment);
     if (this.refused) {
       throw new AssessmentNotRecorded(
@@ -150,82 +157,104 @@ export class RecordLink implements DecisionRecording {
       );
     }
     const metadata = decisionMetadata(decision.constructor);
-    const thresholds = decisionThresholds(decision);
-    const drift = this.services.guard.check(assessment, decision, metadata);
-    // A drifted identity's automatic Outcome goes to Review instead of acting, when the guard says 'review'.
-    const driftReview = drift?.policy === 'review' && !metadata.review.has(outcome);
-    let entersReview = (metadata.review.has(outcome) || driftReview) && !this.awaitingReview;
-    // An automatic Outcome that acts may be sampled for an audit (once per record): it still stands.
-    let audited =
-      this.current !== null &&
-      !metadata.review.has(outcome) &&
-      !entersReview &&
-      !this.awaitingReview &&
-      this.current.auditRequestedAt === null &&
-      this.services.audits.sample(metadata);
-    if (this.current) {
-      try {
-        const id = this.current.id;
-        const columns = {
-          decision: metadata.name,
-          decisionVersion: metadata.version,
-          decisionThresholds: thresholds === null ? null : { ...thresholds },
-          outcomeType: metadata.outcomeType,
-          outcome: String(outcome),
-          decisionTrace: trace,
-        };
-        const entering = {
-          review: entersReview,
-          reviewReason: driftReview ? `Calibration drift: ${drift.reason}` : null,
-          audit: audited,
-          reviewDeadline: entersReview ? (metadata.reviewDeadline?.after ?? null) : null,
-        };
-        const { written, record } = await inSpan(
-          'judgment.record',
-          { kind: SpanKind.CLIENT, attributes: () => rows.spanAttributes('UPDATE') },
-          () => rows.recordDecision(id, columns, entering),
-        );
-        if (!written && record === null) {
-          throw UnrebuildableAssessment.recordGone(id, name);
-        }
-        entersReview = entersReview && written;
-        audited = audited && written;
-        // Refresh the caller's instance in place, so the record an event or caller holds shows the row as it is.
-        if (record) Object.assign(this.current, record);
-      } catch (error) {
-        // A deleted record is no write failure: nothing can be decided for it, recording required or not.
-        if (error instanceof UnrebuildableAssessment) throw error;
-        if (rows.persistence.required) {
-          throw new AssessmentNotRecorded(
-            `The Outcome ${JSON.stringify(outcome)} of ${name} could not be recorded: ${(error as Error).message}`,
-            assessment,
-            { cause: error },
-          );
-        }
-        logger.warn('Judgment not recorded.', { ...assessment.logContext(), exception: describeError(error) });
-        this.current = null;
-        audited = false;
-      }
+    const routing = router.route({
+      assessment,
+      decision,
+      metadata,
+      outcome,
+      trace,
+      inReview: this.inReview,
+      auditable: this.current !== null && this.current.auditRequestedAt === null,
+    });
+    const plan = this.current
+      ? await this.write(assessment, decision, metadata, outcome, trace, routing.plan)
+      : routing.plan;
+    const entered = plan.route === 'review' && plan.enters;
+    if (entered) {
+      // Before any await: concurrent decisions of an unrecorded Assessment enter Review once.
+      this.inReview = plan.reason;
+      this.reviewOutcome = outcome;
     }
     logger.info('Judgment decided.', { ...assessment.logContext(), decision: metadata.name, outcome });
     const record = this.current;
     const counted = { 'judgment.name': name, 'judgment.decision': metadata.name };
-    if (drift) {
-      judgmentInstruments().drifts.add(1, { ...counted, 'judgment.drift.policy': drift.policy });
-      await this.services.guard.announce(drift, record);
-    }
-    if (entersReview) {
-      this.awaitingReview = true;
-      this.reviewOutcome = outcome;
+    await router.announce(routing, record, counted);
+    if (entered) {
       const requestedAt = record?.reviewRequestedAt ?? new Date();
       if (record?.reviewDeadlineAt) await this.scheduleDeadline(record.id, record.reviewDeadlineAt);
-      await events.emit(new ReviewRequested(assessment.judgment, assessment, outcome, record, requestedAt));
+      await events.emit(
+        new ReviewRequested(assessment.judgment, assessment, outcome, record, requestedAt, plan.reason),
+      );
     }
-    if (audited && record) {
+    if (plan.route === 'act' && plan.audit && record) {
       judgmentInstruments().audits.add(1, { ...counted, 'judgment.audit.event': 'requested' });
       await events.emit(new AuditRequested(assessment.judgment, assessment, outcome, record));
     }
-    await events.emit(new AssessmentDecided(assessment.judgment, assessment, decision, outcome, record));
+    const review = plan.route === 'review' ? plan.reason : null;
+    await events.emit(new AssessmentDecided(assessment.judgment, assessment, decision, outcome, record, review));
+    return plan;
+  }
+
+  /**
+   * Writes a decision's plan onto the record in one conditional UPDATE, and returns the plan as it was carried out:
+   * a record another decision put in Review (or that went through Review) keeps its first reason, an audit another
+   * decision requested is not requested twice. Required recording that fails throws; best-effort recording logs,
+   * drops the record and keeps the plan (an unrecorded Review still awaits a person).
+   */
+  private async write(
+    assessment: Assessment<any>,
+    decision: Decision,
+    metadata: DecisionMetadata,
+    outcome: Outcome,
+    trace: DecisionTrace,
+    plan: DecisionPlan,
+  ): Promise<DecisionPlan> {
+    const { rows, logger } = this.services;
+    const current = this.current as AssessmentRecord;
+    const entersReview = plan.route === 'review' && plan.enters;
+    const thresholds = decisionThresholds(decision);
+    const columns = {
+      decision: metadata.name,
+      decisionVersion: metadata.version,
+      decisionThresholds: thresholds === null ? null : { ...thresholds },
+      outcomeType: metadata.outcomeType,
+      outcome: String(outcome),
+      decisionTrace: trace,
+    };
+    const entering = {
+      review: entersReview ? plan.reason : null,
+      audit: plan.route === 'act' && plan.audit,
+      reviewDeadline: entersReview ? (metadata.reviewDeadline?.after ?? null) : null,
+    };
+    try {
+      const { written, record } = await inSpan(
+        'judgment.record',
+        { kind: SpanKind.CLIENT, attributes: () => rows.spanAttributes('UPDATE') },
+        () => rows.recordDecision(current.id, columns, entering),
+      );
+      if (!written && record === null) {
+        throw UnrebuildableAssessment.recordGone(current.id, judgmentName(assessment.judgment));
+      }
+      // Refresh the caller's instance in place, so the record an event or caller holds shows the row as it is.
+      if (record) Object.assign(current, record);
+      if (written) return plan;
+      const reason = current.reviewReasonOf();
+      return reason ? { route: 'review', reason, enters: false } : { route: 'act', audit: false };
+    } catch (error) {
+      // A deleted record is no write failure: nothing can be decided for it, recording required or not.
+      if (error instanceof UnrebuildableAssessment) throw error;
+      if (rows.persistence.required) {
+        throw new AssessmentNotRecorded(
+          `The Outcome ${JSON.stringify(outcome)} of ${judgmentName(assessment.judgment)} could not be recorded: ` +
+            (error as Error).message,
+          assessment,
+          { cause: error },
+        );
+      }
+      logger.warn('Judgment not recorded.', { ...assessment.logContext(), exception: describeError(error) });
+      this.current = null;
+      return plan.route === 'act' ? { route: 'act', audit: false } : plan;
+    }
   }
 
   /**
@@ -247,7 +276,7 @@ export class RecordLink implements DecisionRecording {
    * record resolved since no longer awaits Review), an unrecorded one counts once deciding sent it to Review.
    */
   async awaitedReview(): Promise<Outcome | undefined> {
-    if (!this.current) return this.awaitingReview ? this.reviewOutcome : undefined;
+    if (!this.current) return this.inReview ? this.reviewOutcome : undefined;
     const record = await this.services.rows.repository().findOneBy({ id: this.current.id });
     if (!record?.isAwaitingReview() || record.outcome === null) return undefined;
     if (this.reviewOutcome !== undefined && String(this.reviewOutcome) === record.outcome) return this.reviewOutcome;

@@ -1,15 +1,12 @@
-import { Inject, Injectable, Optional, type Type } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Provenance } from '../assessment/provenance';
-import type { Decision } from '../decision/decision.decorator';
 import { JudgmentRegistry } from '../registry/judgment.registry';
 import { type EngineFailed, UnassessedNotRecorded } from '../errors';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { type AttemptContext, RecordWriter } from '../persistence/record.writer';
-import { AuditSampler } from './audit.sampler';
-import { CalibrationGuard } from './calibration.guard';
+import { DecisionRouter } from '../routing/decision.router';
 import { type LinkServices, RecordLink } from './record-link';
 import { REVIEW_DEADLINE_SCHEDULER, type ReviewDeadlineScheduler } from './review-deadline.scheduler';
 
@@ -27,20 +24,17 @@ export class Recorder {
     private readonly logger: JudgmentLogger,
     events: JudgmentEventsPublisher,
     registry: JudgmentRegistry,
-    private readonly moduleRef: ModuleRef,
-    guard: CalibrationGuard,
-    audits: AuditSampler,
+    router: DecisionRouter,
     @Optional() @Inject(REVIEW_DEADLINE_SCHEDULER) deadlines?: ReviewDeadlineScheduler,
   ) {
     this.services = {
       rows,
-      guard,
-      audits,
+      router,
       events,
       logger,
       registry,
       deadlines: deadlines ?? null,
-      decisionOf: (cls) => this.decisionOf(cls),
+      decisionOf: (cls) => registry.decisionOf(cls),
     };
   }
 
@@ -52,16 +46,6 @@ export class Recorder {
   /** A link to an existing record, to decide an Assessment rebuilt from it. */
   linkTo(record: AssessmentRecord): RecordLink {
     return new RecordLink(this.services, false, record);
-  }
-
-  /**
-   * An instance of a Decision class: the app's provider when forFeature registered the class (so apps and tests can
-   * override it; it lives in the feature's module, hence the non-strict lookup), else a plain instance — a Decision
-   * is pure and needs no dependencies.
-   */
-  decisionOf(cls: Type<Decision>): Decision {
-    const registered = this.services.registry.decisions().includes(cls);
-    return registered ? this.moduleRef.get(cls, { strict: false }) : new cls();
   }
 
   /**

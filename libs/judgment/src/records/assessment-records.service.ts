@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Assessment } from '../assessment/assessment';
 import type { Decision } from '../decision/decision.decorator';
 import type { Judgment, JudgmentClass } from '../definition/judgment.decorator';
+import type { Decided } from '../assessment/awaiting-review';
 import type { Outcome } from '../definition/outcome';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { Reviewer } from '../persistence/reviewer';
@@ -36,7 +37,7 @@ export class AssessmentRecords {
   }
 
   /** Rebuilds the record and applies its Judgment's default Decision, recording the Outcome on THIS record. */
-  outcome<O extends Outcome = Outcome>(record: AssessmentRecord, judgment?: Judgment): Promise<O> {
+  outcome<O extends Outcome = Outcome>(record: AssessmentRecord, judgment?: Judgment): Promise<Decided<O>> {
     return this.replay.outcome<O>(record, judgment);
   }
 
@@ -45,7 +46,7 @@ export class AssessmentRecords {
     record: AssessmentRecord,
     decision: Decision<J, O>,
     judgment?: J,
-  ): Promise<O> {
+  ): Promise<Decided<O>> {
     return this.replay.decide(record, decision, judgment);
   }
 

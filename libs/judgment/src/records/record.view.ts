@@ -1,5 +1,7 @@
+import type { ReviewCause } from '../assessment/awaiting-review';
 import type { DecisionTrace } from '../decision/decision-trace';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
+import { questionModelsOf } from '../persistence/question-models';
 
 /** Untrusted end-user text in a record's Evidence, marked as the Engine was told to treat it. */
 export interface UntrustedTextView {
@@ -20,6 +22,8 @@ export interface RecordSummary {
   readonly outcome: string | null;
   readonly decision: { readonly name: string; readonly version: string | null } | null;
   readonly reviewRequestedAt: string | null;
+  /** What sent the record to Review: `band` (a Review Outcome), `drift`, `collapse`; null when never in Review. */
+  readonly reviewCause: ReviewCause | null;
   /** When the Review resolves to the Decision's onExpiry Outcome; null without a deadline. */
   readonly reviewDeadlineAt: string | null;
   /** The live claim (holder and lease expiry), or null when nobody holds one. */
@@ -58,6 +62,9 @@ export interface RecordDetail extends RecordSummary {
   readonly trace: DecisionTrace | null;
   readonly review: {
     readonly requestedAt: string;
+    /** Why the record is in Review: the cause, and the reason in words. */
+    readonly cause: ReviewCause;
+    readonly reason: string;
     readonly resolution: string | null;
     readonly resolver: { readonly type: string; readonly id: string } | null;
     readonly resolvedAt: string | null;
@@ -68,6 +75,8 @@ export interface RecordDetail extends RecordSummary {
     readonly engine: string;
     readonly model: string | null;
     readonly requestId: string | null;
+    /** The model that answered each Question, when the Engine reported one per Question (else empty). */
+    readonly questionModels: Record<string, string>;
     readonly details: Record<string, unknown>;
   } | null;
   readonly cachedFromId: number | null;
@@ -94,6 +103,7 @@ export function recordSummary(record: AssessmentRecord): RecordSummary {
     outcome: record.outcome,
     decision: record.decision === null ? null : { name: record.decision, version: record.decisionVersion },
     reviewRequestedAt: iso(record.reviewRequestedAt),
+    reviewCause: record.reviewReasonOf()?.cause ?? null,
     reviewDeadlineAt: iso(record.reviewDeadlineAt),
     claim: liveClaim(record),
     createdAt: iso(record.createdAt) as string,
@@ -115,6 +125,7 @@ export function recordDetail(record: AssessmentRecord): RecordDetail {
         ? null
         : {
             requestedAt: iso(record.reviewRequestedAt) as string,
+            ...reviewReasonView(record),
             resolution: record.resolution,
             resolver:
               record.resolverType !== null && record.resolverId !== null
@@ -130,12 +141,18 @@ export function recordDetail(record: AssessmentRecord): RecordDetail {
             engine: record.engine,
             model: record.model,
             requestId: record.requestId,
+            questionModels: questionModelsOf(record.provenanceDetails ?? {}),
             details: record.provenanceDetails ?? {},
           },
     cachedFromId: record.cachedFromId,
     questionsFingerprint: record.questionsFingerprint,
     evidenceFingerprint: record.evidenceFingerprint,
   };
+}
+
+function reviewReasonView(record: AssessmentRecord): { cause: ReviewCause; reason: string } {
+  const reason = record.reviewReasonOf() ?? { cause: 'band' as const, text: '' };
+  return { cause: reason.cause, reason: reason.text };
 }
 
 /** A record sampled for an audit, as the audit list shows it. */

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Assessment, type DecisionRecording, type EncodedAnswers } from '../assessment/assessment';
 import { COMPUTE_ONLY } from '../decision/apply-decision';
+import type { Decided } from '../assessment/awaiting-review';
 import { Provenance } from '../assessment/provenance';
+import { questionModelsOf } from '../persistence/question-models';
 import type { Decision } from '../decision/decision.decorator';
 import type { Outcome } from '../definition/outcome';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
@@ -38,7 +40,7 @@ export class Replay {
   }
 
   /** Rebuilds the record and applies its Judgment's default Decision, recording the Outcome on THIS record. */
-  async outcome<O extends Outcome = Outcome>(record: AssessmentRecord, judgment?: Judgment): Promise<O> {
+  async outcome<O extends Outcome = Outcome>(record: AssessmentRecord, judgment?: Judgment): Promise<Decided<O>> {
     return (await this.rebuildWith(record, judgment, this.recorder.linkTo(record))).outcome<O>();
   }
 
@@ -47,7 +49,7 @@ export class Replay {
     record: AssessmentRecord,
     decision: Decision<J, O>,
     judgment?: J,
-  ): Promise<O> {
+  ): Promise<Decided<O>> {
     return (await this.rebuildWith(record, judgment, this.recorder.linkTo(record))).decide(decision);
   }
 
@@ -82,11 +84,13 @@ export class Replay {
           'to the old Questions — assess the Judgment again',
       );
     }
+    const details = record.provenanceDetails ?? {};
     const provenance = new Provenance(
       record.engine ?? FAKE,
       record.model ?? FAKE,
       record.requestId,
-      record.provenanceDetails ?? {},
+      details,
+      questionModelsOf(details),
     );
     try {
       return Assessment.fromAnswers(target, questions, (record.answers ?? {}) as EncodedAnswers, provenance, recording);

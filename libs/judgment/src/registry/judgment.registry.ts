@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { DuplicateJudgmentName, InvalidConfiguration, UnknownDecision, UnknownJudgmentName } from '../errors';
+import { constructDecision } from '../decision/apply-decision';
 import { type Decision, decisionMetadata, isDecision } from '../decision/decision.decorator';
 import { type Judgment, isDecoratedJudgment, judgmentMetadata } from '../definition/judgment.decorator';
 
@@ -10,6 +11,10 @@ import { type Judgment, isDecoratedJudgment, judgmentMetadata } from '../definit
 export class JudgmentRegistry {
   private readonly judgmentsByName = new Map<string, Type<Judgment>>();
   private readonly decisionsByName = new Map<string, Type<Decision>>();
+  /** The instance of each Decision class a feature module provides (the app's provider, overridable in tests). */
+  private readonly decisionInstances = new Map<Function, Decision>();
+  /** Instances of Decision classes no feature module provides, made once each. */
+  private readonly constructed = new Map<Function, Decision>();
 
   /** Registers Judgment and Decision classes; a Judgment's default Decision is registered with it. */
   register(classes: Iterable<Function>): void {
@@ -29,6 +34,30 @@ export class JudgmentRegistry {
         );
       }
     }
+  }
+
+  /**
+   * Keeps the instance a feature module's provider of each Decision class gave (the class is the provider's token, so
+   * an app's or a test's override is what is kept; the first one of a class stays: a Decision is pure, so any two
+   * instances decide alike).
+   */
+  provide(classes: readonly Function[], instances: readonly Decision[]): void {
+    classes.forEach((cls, index) => {
+      if (!this.decisionInstances.has(cls)) this.decisionInstances.set(cls, instances[index]);
+    });
+  }
+
+  /**
+   * The instance of a Decision class: the feature module's provider when `forFeature` registered the class (so apps
+   * and tests can override it), else one instance made with no arguments (a Decision is pure and needs none); a
+   * constructor that throws surfaces as InvalidDecision naming the class.
+   */
+  decisionOf<D extends Decision>(cls: Type<D>): D {
+    const provided = this.decisionInstances.get(cls) ?? this.constructed.get(cls);
+    if (provided) return provided as D;
+    const made = constructDecision(cls);
+    this.constructed.set(cls, made);
+    return made;
   }
 
   /** The Judgment class registered under `name`. */

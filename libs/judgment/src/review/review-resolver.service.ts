@@ -6,7 +6,7 @@ import { InvalidResolution, ReviewClaimConflict } from '../errors';
 import { IsNull, Not } from 'typeorm';
 import { AgreementDropped, AuditResolved, ReviewResolved } from '../events/judgment.events';
 import { type AuditAgreement, auditAgreements } from '../lock/audit-agreement';
-import { CalibrationGuard } from '../recording/calibration.guard';
+import { CalibrationGuard } from '../routing/calibration.guard';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { EntityReference } from '../persistence/entity-reference';

@@ -376,17 +376,24 @@ export class OpenAiEngine implements Engine {
       const options = absent.options.map((position) => names[position]);
       return [[key, { options, below: absent.below, atMost: round(absent.atMost) }]];
     });
-    return new Provenance(this.settings.connection, readings[0].model, requestIds[0] ?? null, {
-      usage: { ...sumUsage(readings.map((reading) => reading.usage)), requests },
-      models: distinct(readings.map((reading) => reading.model)),
-      systemFingerprint: fingerprints.length === 0 ? null : fingerprints.length === 1 ? fingerprints[0] : fingerprints,
-      requestIds: byKey((reading) => reading.requestId),
-      coverage: byKey((reading) => round(reading.coverage)),
-      masses: byKey((reading) => reading.masses.map(round)),
-      ...(unlisted.length === 0 ? {} : { unlisted: Object.fromEntries(unlisted) }),
-      ...(askedAgain.length === 0 ? {} : { askedAgain: Object.fromEntries(askedAgain) }),
-      ...(this.settings.temperatureScaling === null ? {} : { temperatureScaling: this.settings.temperatureScaling }),
-    });
+    return new Provenance(
+      this.settings.connection,
+      readings[0].model,
+      requestIds[0] ?? null,
+      {
+        usage: { ...sumUsage(readings.map((reading) => reading.usage)), requests },
+        models: distinct(readings.map((reading) => reading.model)),
+        systemFingerprint:
+          fingerprints.length === 0 ? null : fingerprints.length === 1 ? fingerprints[0] : fingerprints,
+        requestIds: byKey((reading) => reading.requestId),
+        coverage: byKey((reading) => round(reading.coverage)),
+        masses: byKey((reading) => reading.masses.map(round)),
+        ...(unlisted.length === 0 ? {} : { unlisted: Object.fromEntries(unlisted) }),
+        ...(askedAgain.length === 0 ? {} : { askedAgain: Object.fromEntries(askedAgain) }),
+        ...(this.settings.temperatureScaling === null ? {} : { temperatureScaling: this.settings.temperatureScaling }),
+      },
+      byKey((reading) => reading.model),
+    );
   }
 }
 

@@ -9,6 +9,7 @@ import { CalibrationDrifted, type DecisionIdentity } from '../events/judgment.ev
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { DriftPolicy, ResolvedJudgmentOptions } from '../judgment.options';
+import type { GuardFinding } from '../decision/decision-plan';
 import { CalibrationLock, type LockedDecision, lockKey } from '../lock/calibration-lock';
 import { JudgmentLogger } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
@@ -101,34 +102,54 @@ export class CalibrationGuard {
 
   /**
    * Compares a decision with the lock: null when it runs under a locked identity (or no lock is set), else the drift.
-   * The first time an identity drifts in this process it is logged as `Calibration drifted.`.
+   * Every model that answered in the round is compared (an `openai` round asks each Question in its own request), so a
+   * Question answered by a model the lock does not name is drift even when the first one was. The first time an
+   * identity drifts in this process it is logged as `Calibration drifted.`.
    */
   check(assessment: Assessment<any>, decision: Decision, metadata: DecisionMetadata): Drift | null {
     const lock = this.lock;
     if (!lock || this.policy === 'off') return null;
-    const identity: DecisionIdentity = {
+    const { provenance } = assessment;
+    const base = {
       judgment: judgmentName(assessment.judgment),
       decision: metadata.name,
       decisionVersion: metadata.version,
       questions: questionsFingerprint(assessment.questions),
-      model: assessment.provenance.model,
       language: assessment.judgment.language?.() ?? null,
       thresholds: decisionThresholds(decision),
     };
-    const reason = driftReason(lock, identity);
-    if (reason === null) return null;
+    const models = provenance.models();
+    for (const model of models) {
+      const identity: DecisionIdentity = { ...base, model };
+      const answered =
+        models.length === 1
+          ? null
+          : Object.keys(assessment.questions).filter((key) => provenance.modelOf(key) === model);
+      const reason = driftReason(lock, identity, answered);
+      if (reason !== null) return this.drifted(assessment, identity, reason);
+    }
+    return null;
+  }
+
+  /** What the guard found, as the decision plan reads it. */
+  finding(drift: Drift): GuardFinding {
+    return { cause: 'drift', text: `Calibration drift: ${drift.reason}`, sendsToReview: drift.policy === 'review' };
+  }
+
+  private drifted(assessment: Assessment<any>, identity: DecisionIdentity, reason: string): Drift {
     const key = JSON.stringify([identity, reason]);
     const first = !this.seen.has(key);
     if (first) {
       this.seen.add(key);
       this.logger.warn('Calibration drifted.', {
         ...assessment.logContext(),
-        decision: metadata.name,
+        decision: identity.decision,
+        model: identity.model,
         reason,
         on_drift: this.policy,
       });
     }
-    return { identity, reason, policy: this.policy, first };
+    return { identity, reason, policy: this.policy as Drift['policy'], first };
   }
 
   /** Announces a drift the first time its identity drifts in this process. */
@@ -162,7 +183,12 @@ function thresholdsProblem(entry: LockedDecision, thresholds: Readonly<Record<st
 }
 
 /** Why an identity is not one the lock vouches for, or null when it is. */
-function driftReason(lock: CalibrationLock, identity: DecisionIdentity): string | null {
+function driftReason(
+  lock: CalibrationLock,
+  identity: DecisionIdentity,
+  /** The Questions the identity's model answered, when the round had several models. */
+  answered: readonly string[] | null,
+): string | null {
   const entry = lock.entry(identity.judgment, identity.decision, identity.decisionVersion);
   if (!entry) {
     const metadata = { name: identity.decision, version: identity.decisionVersion };
@@ -181,7 +207,8 @@ function driftReason(lock: CalibrationLock, identity: DecisionIdentity): string 
   const sameModel = sameQuestions.filter((locked) => locked.model === identity.model);
   if (sameModel.length === 0) {
     return (
-      `the Engine answered with the model ${identity.model}, but ${identity.judgment} was calibrated with ` +
+      `the Engine answered ${answered ? `${answered.join(', ')} ` : ''}with the model ${identity.model}, but ` +
+      `${identity.judgment} was calibrated with ` +
       `${[...new Set(sameQuestions.map((locked) => locked.model))].join(', ')}: pin the calibrated model or calibrate ` +
       'again with this one.'
     );

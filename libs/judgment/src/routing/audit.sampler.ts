@@ -25,10 +25,9 @@ export class AuditSampler {
     return this.rates[metadata.name] ?? metadata.audit;
   }
 
-  /** Whether this automatic Outcome of the Decision is audited. */
-  sample(metadata: DecisionMetadata): boolean {
-    const rate = this.rate(metadata);
-    return rate > 0 && this.random() < rate;
+  /** One draw from the uniform source: the decision plan audits an automatic Outcome when it falls under the rate. */
+  draw(): number {
+    return this.random();
   }
 
   /** Replaces the uniform source (a seeded one in tests). */

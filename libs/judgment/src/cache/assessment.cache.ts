@@ -85,15 +85,19 @@ export class AssessmentCache {
 
   private store(): Store {
     if (!this.resolved) {
-      let appStore: Store | undefined;
-      try {
-        appStore = this.moduleRef.get<Store>(CACHE_MANAGER, { strict: false });
-      } catch {
-        appStore = undefined;
-      }
-      this.resolved = appStore ?? new MemoryStore();
+      this.resolved = appStore(this.moduleRef) ?? new MemoryStore();
     }
     return this.resolved;
+  }
+}
+
+/** The app's CacheModule store, or null when it registers none (only Nest's "not found" is taken as absence). */
+function appStore(moduleRef: ModuleRef): Store | null {
+  try {
+    return moduleRef.get<Store>(CACHE_MANAGER, { strict: false });
+  } catch (error) {
+    if ((error as Error)?.constructor?.name === 'UnknownElementException') return null;
+    throw error;
   }
 }
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleInit, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { InvalidConfiguration } from '../errors';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
@@ -36,15 +37,37 @@ export class ResolutionPolicyHost implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const cls = this.options.resolutionPolicy as Type<ResolutionPolicy> | null;
     if (!cls) return;
+    const provided = providedBy(this.moduleRef, cls);
+    if (provided) {
+      this.resolved = provided;
+      return;
+    }
     try {
-      this.resolved = this.moduleRef.get(cls, { strict: false });
-    } catch {
       this.resolved = await this.moduleRef.create(cls);
+    } catch (error) {
+      throw new InvalidConfiguration(
+        `The resolutionPolicy ${cls.name} could not be constructed: ${(error as Error)?.message ?? String(error)} ` +
+          'Provide its dependencies (the modules of forRootAsync({ imports })), or register it as a provider.',
+        { cause: error },
+      );
     }
   }
 
   /** The app's policy, or null when none is configured (then every reviewer is refused). */
   get policy(): ResolutionPolicy | null {
     return this.resolved;
+  }
+}
+
+/**
+ * The app's own provider of `cls`, or null when the app registers none. Only Nest's "not found" is taken as absence:
+ * any other error (a provider that failed to build) surfaces.
+ */
+function providedBy<T>(moduleRef: ModuleRef, cls: Type<T>): T | null {
+  try {
+    return moduleRef.get(cls, { strict: false });
+  } catch (error) {
+    if ((error as Error)?.constructor?.name === 'UnknownElementException') return null;
+    throw error;
   }
 }

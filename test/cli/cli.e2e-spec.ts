@@ -241,6 +241,52 @@ describe('judgment CLI', () => {
     });
   });
 
+  describe('status --ping (issue 31)', () => {
+    const env = { LAYA_API_KEY: LAYA_KEY, LAYA_BASE_URL: 'http://127.0.0.1:1' };
+
+    it('asks each configured connection one request and reports whether it answered', async () => {
+      simulator.clearLog();
+      const run = await cli(['status', '--ping', '--json'], env);
+      expect(run.code).toBe(0);
+      const status = JSON.parse(run.stdout);
+      expect(status.connections[0].ping).toEqual({
+        reachable: true,
+        ms: expect.any(Number),
+        model: 'jev-1.13.0',
+        problem: null,
+      });
+      expect(status.connections[1].ping).toMatchObject({ reachable: false, model: null });
+      expect(status.connections[1].ping.problem).toMatch(/could not be reached.*127\.0\.0\.1:1/);
+      expect(simulator.requests).toHaveLength(1);
+      expect(run.stdout + run.stderr).not.toContain('SECRET');
+    });
+
+    it('says first that it costs one request per connection, then prints each answer', async () => {
+      const run = await cli(['status', '--ping'], env);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^Pinging 2 connections: one request each, billed like any other\./);
+      expect(run.stdout).toMatch(/jev: answered in \d+ ms as jev-1\.13\.0/);
+      expect(run.stdout).toMatch(/laya: not reachable: The Engine could not be reached/);
+      expect(run.stdout).toContain('The default connection "jev" is configured and answered.');
+    });
+
+    it('exits 1 when the default connection does not answer, naming the URL it asked', async () => {
+      const run = await cli(['status', '--ping', '--json'], { ...env, TYPESAFE_BASE_URL: `${url}/v1/systemone` });
+      expect(run.code).toBe(1);
+      const status = JSON.parse(run.stdout);
+      expect(status.connections[0].ping.reachable).toBe(false);
+      expect(status.connections[0].ping.problem).toContain(`POST ${url}/v1/systemone/v1/systemone`);
+      expect(status.connections[0].ping.problem).toContain('The driver appends /v1/systemone to engines.jev.url');
+    });
+
+    it('asks nothing without --ping', async () => {
+      simulator.clearLog();
+      const run = await cli(['status', '--json'], env);
+      expect(JSON.parse(run.stdout).connections[0]).not.toHaveProperty('ping');
+      expect(simulator.requests).toHaveLength(0);
+    });
+  });
+
   describe('prune', () => {
     it('deletes the records older than the retention and prints how many', async () => {
       const { dataSource, records } = await emptyRecords();

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import type { Queue } from 'bullmq';
 import { EngineManager } from '../engines/engine.manager';
+import { LIVE_LIMITS } from '../engines/engine.interface';
+import { Likelihood } from '../questions/likelihood';
 import type { LimitUsage } from '../engines/limits/connection.limiter';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
@@ -34,6 +36,19 @@ export interface ConnectionReport {
   readonly used: number;
   readonly configured: boolean;
   readonly problem: string | null;
+  /** What one request asked with `--ping` got (absent without `--ping`). */
+  readonly ping?: PingReport;
+}
+
+/** One connection's answer to `status --ping`: one small round, billed like any other. */
+export interface PingReport {
+  readonly reachable: boolean;
+  /** How long the round took, in milliseconds. */
+  readonly ms: number;
+  /** The model the Engine answered as; null when it did not answer. */
+  readonly model: string | null;
+  /** Why it did not answer (the Engine error's message), or null. */
+  readonly problem: string | null;
 }
 
 /** The assess queue's backlog, and how long it takes to drain at the default connection's request limit. */
@@ -61,31 +76,72 @@ export interface StatusReport {
 }
 
 /**
- * `judgment status [--json]`: each Engine connection's driver, key presence, model (pinned or alias), URL, timeout,
- * retries and budget, read from the configuration without any network call. Exit 0 when the default connection is
- * configured, 1 when not.
+ * `judgment status [--json] [--ping]`: each Engine connection's driver, key presence, model (pinned or alias), URL,
+ * timeout, retries and budget, read from the configuration without any network call. `--ping` then asks each
+ * configured connection one small round (one request, billed like any other) and reports whether it answered. Exit 0
+ * when the default connection is configured (and with `--ping`, answered), 1 when not.
  */
 export function addStatusCommand(program: Command, context: CliContext): void {
   program
     .command('status')
     .description('Show the Engine connections and whether the default one is configured')
     .option('--json', 'print only JSON')
-    .action((options: { json?: boolean }) => runStatus(context, options.json === true));
+    .option('--ping', 'ask each configured connection one request (billed like any other) to check it answers')
+    .action((options: { json?: boolean; ping?: boolean }) =>
+      runStatus(context, options.json === true, options.ping === true),
+    );
 }
 
-async function runStatus(context: CliContext, json: boolean): Promise<void> {
+async function runStatus(context: CliContext, json: boolean, ping: boolean): Promise<void> {
   try {
     await context.start();
-    const report = await statusReport(
-      context.get(EngineManager),
+    const engines = context.get(EngineManager);
+    let report = await statusReport(
+      engines,
       context.get<ResolvedJudgmentOptions>(RESOLVED_JUDGMENT_OPTIONS),
       assessQueue(context),
     );
+    if (ping) {
+      const asked = report.connections.filter((connection) => connection.configured).length;
+      if (!json)
+        print(`Pinging ${asked} connection${asked === 1 ? '' : 's'}: one request each, billed like any other.`);
+      report = await withPings(engines, report);
+    }
     if (json) printJson(report);
     else print(formatStatus(report));
-    process.exitCode = report.configured ? 0 : 1;
+    const answered = !ping || report.connections.some((connection) => connection.default && connection.ping?.reachable);
+    process.exitCode = report.configured && answered ? 0 : 1;
   } catch (error) {
     fail(error, json);
+  }
+}
+
+/** The question of a ping: one Likelihood, about nothing, over Evidence that says what it is. */
+const PING_QUESTION = Likelihood.that('Is this message a connection test?');
+
+/** The report with each configured connection pinged, one at a time (so each is one request, in order). */
+async function withPings(engines: EngineManager, report: StatusReport): Promise<StatusReport> {
+  const connections: ConnectionReport[] = [];
+  for (const connection of report.connections) {
+    connections.push(
+      connection.configured ? { ...connection, ping: await pingConnection(engines, connection) } : connection,
+    );
+  }
+  return { ...report, connections };
+}
+
+async function pingConnection(engines: EngineManager, connection: ConnectionReport): Promise<PingReport> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    const { provenance } = await engines.connection(connection.connection).answer({
+      questions: new Map([['test', PING_QUESTION]]),
+      evidence: { message: 'A connection test from `judgment status --ping`.' },
+      limits: LIVE_LIMITS,
+    });
+    return { reachable: true, ms: elapsed(), model: provenance.model, problem: null };
+  } catch (error) {
+    return { reachable: false, ms: elapsed(), model: null, problem: (error as Error).message };
   }
 }
 
@@ -250,9 +306,19 @@ function formatStatus(report: StatusReport): string {
             : '; no rate limit.'),
       ]
     : [];
-  const verdict = report.configured
-    ? `The default connection "${report.default}" is configured.`
-    : `The default connection${report.default ? ` "${report.default}"` : ''} is not configured.`;
+  const pings = report.connections
+    .filter((c) => c.ping)
+    .map(({ connection, ping }) =>
+      ping!.reachable
+        ? `${connection}: answered in ${ping!.ms} ms as ${ping!.model}.`
+        : `${connection}: not reachable: ${ping!.problem}`,
+    );
+  const pinged = report.connections.find((c) => c.default)?.ping;
+  const verdict = !report.configured
+    ? `The default connection${report.default ? ` "${report.default}"` : ''} is not configured.`
+    : pinged && !pinged.reachable
+      ? `The default connection "${report.default}" is configured, but did not answer the ping.`
+      : `The default connection "${report.default}" is configured${pinged ? ' and answered' : ''}.`;
   return [
     table(['Connection', 'Driver', 'Key', 'Model', 'URL', 'Timeout', 'Retries', 'Budget', 'Used', 'Status'], rows, [
       ...Array<null>(9).fill(null),
@@ -260,6 +326,7 @@ function formatStatus(report: StatusReport): string {
     ]),
     ...limitsTable,
     ...queueLine,
+    ...pings,
     verdict,
   ].join('\n');
 }

@@ -53,6 +53,11 @@ export class EngineHttpClient {
   /** The API key lives only here (an ES private field: not in JSON, util.inspect or any request options kept). */
   readonly #key: string | null;
 
+  /** The URL every request is POSTed to (in a 404's message). */
+  get endpoint(): string {
+    return this.settings.endpoint;
+  }
+
   constructor(
     private readonly settings: EngineHttpSettings,
     key: string | null,

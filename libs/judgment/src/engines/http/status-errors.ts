@@ -11,6 +11,8 @@ import { parseForeignJson, redact, shorten } from './foreign-json';
 export interface ResponseOrigin {
   readonly connection: string;
   readonly requestId: string | null;
+  /** The URL asked, and the connection's `url` option the driver built it from (named in a 404). */
+  readonly asked?: { readonly endpoint: string; readonly url: string };
 }
 
 /** `connection "jev", request req_1`, or just the connection when the Engine sent no request id. */
@@ -55,6 +57,11 @@ export function statusError(
           `Send fewer requests, or allow more retries in ${option('retries')}.`,
         details,
       );
+    case 404:
+      return (
+        notFound(where, reason, origin, details) ??
+        new EngineFailed(`The Engine failed (${where}): ${reason}.`, details)
+      );
     case 529:
       return new EngineOverloaded(
         `The Engine was still overloaded after ${tries} (${where}): ${reason}. ` +
@@ -64,6 +71,26 @@ export function statusError(
     default:
       return new EngineFailed(`The Engine failed (${where}): ${reason}.`, details);
   }
+}
+
+/**
+ * A 404: most often a `url` option that is not the server's base URL (it already ends in the path the driver
+ * appends, or lacks a prefix such as /v1). Names the full URL asked and the path the driver appends.
+ */
+function notFound(
+  where: string,
+  reason: string,
+  { connection, asked }: ResponseOrigin,
+  details: { requestId: string | null },
+): EngineFailed | null {
+  if (!asked || !asked.endpoint.startsWith(asked.url)) return null;
+  const appended = asked.endpoint.slice(asked.url.length).split('?')[0];
+  return new EngineFailed(
+    `The Engine answered 404 Not Found for POST ${asked.endpoint} (${where}): ${reason}. The driver appends ` +
+      `${appended} to engines.${connection}.url (${asked.url}): set the url to the server's base URL, without ` +
+      `${appended}.`,
+    details,
+  );
 }
 
 const MAX_RAW_REASON = 300;

@@ -301,6 +301,16 @@ describe('Jev driver: failures', () => {
     expect(proxy.message.length).toBeLessThan(500);
   });
 
+  it('a 404 names the full URL asked and the path the driver appends to the url option (issue 31)', async () => {
+    const error = await failure(jev({ url: `${url}/v1/systemone`, retries: 0 }).answer(ask()));
+    expect(error.constructor).toBe(EngineFailed);
+    expect(error.message).toContain(`POST ${url}/v1/systemone/v1/systemone`);
+    expect(error.message).toContain(
+      `The driver appends /v1/systemone to engines.jev.url (${url}/v1/systemone): set the url to the server's base ` +
+        'URL, without /v1/systemone.',
+    );
+  });
+
   it('carries the request id in the message and on the error', async () => {
     simulator.fail({ status: 429, retryAfterMs: 1 });
     const error = await failure(jev({ retries: 0 }).answer(ask()));

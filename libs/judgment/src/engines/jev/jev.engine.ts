@@ -90,6 +90,7 @@ export class JevEngine implements Engine {
     const origin: ResponseOrigin = {
       connection: this.settings.connection,
       requestId: typeof header === 'string' && header !== '' ? shorten(redact(header, this.#key), 200) : null,
+      asked: { endpoint: this.http.endpoint, url: this.settings.url },
     };
     if (response.status < 200 || response.status > 299) {
       throw statusError(response.status, response.text, origin, response.attempts, this.#key);

@@ -337,3 +337,20 @@ describe('what the openai driver refuses before any request', () => {
     expect(allowed.describe()).toMatchObject({ driver: 'openai', url: sim.url, pinned: false, keyPresent: false });
   });
 });
+
+describe('a url that is not the base URL (issue 31)', () => {
+  it('a 404 names the full URL asked and the path the driver appends to the url option', async () => {
+    const error = await engine({ url: `${sim.url}/chat/completions`, retries: 0 })
+      .answer(ask([flagged]))
+      .then(
+        () => new Error('answered'),
+        (thrown: unknown) => thrown as Error,
+      );
+    expect(error.name).toBe('EngineFailed');
+    expect(error.message).toContain(`POST ${sim.url}/chat/completions/chat/completions`);
+    expect(error.message).toContain(
+      `The driver appends /chat/completions to engines.openai.url (${sim.url}/chat/completions): set the url to ` +
+        "the server's base URL, without /chat/completions.",
+    );
+  });
+});

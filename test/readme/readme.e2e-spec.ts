@@ -72,6 +72,29 @@ describe('the README', () => {
   });
 });
 
+describe("the README's Installation (issue 31)", () => {
+  const installation = README.slice(
+    README.indexOf('\n## Installation\n'),
+    README.indexOf('\n### Jest in a Nest 12 app\n'),
+  );
+  const installLines = [...installation.matchAll(/^npm install [^\n]*$/gm)].map(([line]) => line);
+
+  it("installs what the review HTTP adapter needs on its line: its peers and Nest's HTTP platform", () => {
+    const http = installLines.find((line) => line.includes('review HTTP adapter'));
+    expect(http).toBeDefined();
+    // The adapter's peers (http/peers.ts), and the platform NestFactory.create() needs to serve it.
+    for (const needed of ['class-validator', 'class-transformer', '@nestjs/platform-express@12']) {
+      expect(http!.split(/\s+/)).toContain(needed);
+    }
+  });
+
+  it('says that without @nestjs/bullmq the app fails on its own import before the library can say anything', () => {
+    const prose = installation.replace(/\s+/g, ' ');
+    expect(prose).toContain('imports `BullModule` from `@nestjs/bullmq` itself');
+    expect(prose).toContain("`Cannot find module '@nestjs/bullmq'` — before nestjs-judgment can say anything");
+  });
+});
+
 describe('the README examples', () => {
   const sim = new JevSimulator({ apiKey: KEY });
   let env: jest.ReplaceProperty<NodeJS.ProcessEnv> | undefined;

@@ -139,7 +139,10 @@ describe('judgment CLI', () => {
       ]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('Review rate');
-      expect(run.stdout).toContain('RefundDecision v1 · jev-1.13.0 · unknown language · questions ');
+      // One spelling for a Judgment that declares no language, in the summary table and in each result's heading.
+      expect(run.stdout).toContain('RefundDecision v1 · jev-1.13.0 · any language · questions ');
+      expect(run.stdout).toMatch(/│ RefundDecision v1 +│ any language +│/);
+      expect(run.stdout).not.toMatch(/unknown language|│ — +│ 3 /);
       expect(run.stdout).toContain('strict-refund · jev-1.13.0');
       expect(run.stdout).toContain('33.3%');
       expect(run.stdout).toContain('0.9–1.0');
@@ -159,11 +162,17 @@ describe('judgment CLI', () => {
       expect(simulator.requests).toHaveLength(0);
     });
 
-    it('prints an error line and exits 1 for a name that is no registered Judgment', async () => {
+    it('exits 2 as usage errors do for a name that is no registered Judgment, listing the registered names', async () => {
       const run = await cli(['eval', 'nope', `--dataset=${cases()}`]);
-      expect(run.code).toBe(1);
+      expect(run.code).toBe(2);
       expect(run.stdout).toBe('');
-      expect(run.stderr).toContain('Error: nope is not a Judgment: no registered Judgment has that name');
+      expect(run.stderr).toContain('Error: No Judgment is registered under the name "nope". Registered: refund-abuse.');
+      expect(run.stderr).not.toContain('RefundAbuse');
+      const decision = await cli(['eval', 'refund-abuse', `--dataset=${cases()}`, '--decision=Nope', '--json']);
+      expect(decision.code).toBe(2);
+      expect(JSON.parse(decision.stdout).error).toMatch(
+        /^No Decision is registered under the name "Nope"\. Registered: /,
+      );
     });
 
     it('reports an unknown --engine as a JSON error', async () => {
@@ -216,6 +225,13 @@ describe('judgment CLI', () => {
       });
       const text = await cli(['status'], { LAYA_API_KEY: LAYA_KEY, JUDGMENT_JEV_LIMIT_REQUESTS: '1200/min' });
       expect(text.stdout).toMatch(/jev .* 1200 requests\/min .* 60 s .* this process only .* 0 of 1200/);
+    });
+
+    it('sizes its columns to their content: a short status is not padded to the width of a long problem', async () => {
+      const run = await cli(['status'], { LAYA_API_KEY: LAYA_KEY });
+      const header = run.stdout.split('\n').find((line) => line.includes('Status'))!;
+      expect(header).toMatch(/│ Status +│$/);
+      expect(/│ Status +│$/.exec(header)![0].length).toBeLessThanOrEqual('│ Status │'.length + 1);
     });
 
     it('refuses a limit without its time unit, naming the variable', async () => {

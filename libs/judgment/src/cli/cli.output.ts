@@ -23,11 +23,26 @@ export function fail(error: unknown, json: boolean): void {
   process.exitCode = error instanceof CliUsageError ? 2 : 1;
 }
 
-/** A plain table (no colours, so output stays readable when piped); `widths` caps columns (wrapping their text). */
+/**
+ * A plain table (no colours, so output stays readable when piped). Columns are as wide as their content; `widths`
+ * caps some (their text wraps past the cap).
+ */
 export function table(head: string[], rows: Array<Array<string | number>>, widths: Array<number | null> = []): string {
-  const result = new Table({ head, style: { head: [], border: [] }, wordWrap: true, colWidths: widths });
-  result.push(...rows.map((row) => row.map(String)));
+  const cells = rows.map((row) => row.map(String));
+  // cli-table3 takes a given width as the column's width: a cap is the content's width (+ 2 for padding) up to it.
+  const colWidths = widths.map((cap, column) => {
+    if (cap === null) return null;
+    const longest = Math.max(head[column]?.length ?? 0, ...cells.map((row) => (row[column] ?? '').length));
+    return Math.min(cap, longest + 2);
+  });
+  const result = new Table({ head, style: { head: [], border: [] }, wordWrap: true, colWidths });
+  result.push(...cells);
   return result.toString();
+}
+
+/** How a result's language reads: the language, or `any language` when the Judgment declares none. */
+export function languageLabel(language: string | null): string {
+  return language ?? 'any language';
 }
 
 /** Bold on a terminal, plain otherwise. */

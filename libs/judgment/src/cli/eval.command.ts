@@ -13,9 +13,8 @@ import { DEFAULT_MIN_BAND } from '../calibration/threshold-suggestion';
 import { Calibration } from '../calibration/calibration.service';
 import { EngineManager } from '../engines/engine.manager';
 import { type Decision, decisionMetadata } from '../decision/decision.decorator';
-import type { Judgment } from '../definition/judgment.decorator';
+import { type Judgment, judgmentName } from '../definition/judgment.decorator';
 import { JudgmentRegistry } from '../registry/judgment.registry';
-import { InvalidCalibration } from '../errors';
 import type { CliContext } from './cli.context';
 import { fail, print, printJson } from './cli.output';
 import { formatReport } from './report.format';
@@ -228,26 +227,36 @@ class Progress {
   }
 }
 
-/** A registered Judgment of the app by registered name, else by class name. */
+/**
+ * A registered Judgment of the app by registered name, else by class name. An unknown one is a usage error (exit 2)
+ * listing the registered names, which are what the command takes.
+ */
 export function findJudgment(context: CliContext, name: string): Type<Judgment> {
   const registry = context.get(JudgmentRegistry);
   if (registry.hasJudgment(name)) return registry.judgment(name);
   const found = registry.judgments().find((cls) => cls.name === name);
   if (found) return found;
-  const known = registry.judgments().map((cls) => cls.name);
-  throw new InvalidCalibration(
-    `${name} is not a Judgment: no registered Judgment has that name or class name (registered: ` +
-      `${known.join(', ') || 'none'}). Add it to JudgmentModule.forFeature([...]).`,
+  throw unknownName(
+    'Judgment',
+    name,
+    registry.judgments().map((cls) => judgmentName(cls)),
   );
 }
 
-/** A registered Decision by registered name, else by class name. */
+/** A registered Decision by registered name, else by class name; an unknown one is a usage error (exit 2). */
 function findDecision(registry: JudgmentRegistry, name: string): Type<Decision> {
   const found = registry.decisions().find((cls) => decisionMetadata(cls).name === name || cls.name === name);
   if (found) return found;
-  const known = registry.decisions().map((cls) => decisionMetadata(cls).name);
-  throw new InvalidCalibration(
-    `${name} is not a Decision: no registered Decision has that name or class name (registered: ` +
-      `${known.join(', ') || 'none'}). Add it to JudgmentModule.forFeature([...]).`,
+  throw unknownName(
+    'Decision',
+    name,
+    registry.decisions().map((cls) => decisionMetadata(cls).name),
+  );
+}
+
+function unknownName(kind: string, name: string, registered: string[]): CliUsageError {
+  return new CliUsageError(
+    `No ${kind} is registered under the name "${name}". Registered: ${registered.sort().join(', ') || 'none'}. ` +
+      'Name one of them, or add yours to JudgmentModule.forFeature([...]).',
   );
 }

@@ -1,7 +1,7 @@
 import type { CalibrationReport, CalibrationResult } from '../calibration/calibration.report';
 import type { Interval } from '../calibration/scoring';
 import { TEMPERATURE_RANGE } from '../calibration/temperature-fit';
-import { bold, percent, plural, table } from './cli.output';
+import { bold, languageLabel, percent, plural, table } from './cli.output';
 
 /** A calibration report as text: a summary table, then per result its bands, scores and warnings. */
 export function formatReport(report: CalibrationReport): string {
@@ -16,7 +16,7 @@ export function formatReport(report: CalibrationReport): string {
         result.identity.questions.slice(0, 8),
         result.identity.model,
         decisionLabel(result),
-        result.identity.language ?? '—',
+        languageLabel(result.identity.language),
         result.cases,
         result.unassessed,
         withInterval(result.reviewRate, result.reviewRateInterval),
@@ -69,7 +69,7 @@ function formatResult(result: CalibrationResult): string {
   const { identity } = result;
   const parts = [
     bold(
-      `${decisionLabel(result)} · ${identity.model} · ${identity.language ?? 'unknown language'} · questions ` +
+      `${decisionLabel(result)} · ${identity.model} · ${languageLabel(identity.language)} · questions ` +
         identity.questions.slice(0, 8),
     ),
     table(

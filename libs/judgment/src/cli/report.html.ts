@@ -1,6 +1,6 @@
 import type { CalibrationReport, CalibrationResult } from '../calibration/calibration.report';
 import type { CalibrationSuggestion, ThresholdSuggestion } from '../calibration/threshold-suggestion';
-import { percent } from './cli.output';
+import { languageLabel, percent } from './cli.output';
 
 // One self-contained HTML page (no script, no external asset): inline SVG charts drawn here, as plain SVG is all a
 // few line and bar charts need.
@@ -82,7 +82,7 @@ function resultSection(result: CalibrationResult): string {
     );
   });
   return `<section>
-<h2>${escape(`${identity.decision}${version} · ${identity.model} · ${identity.language ?? 'any language'}`)}</h2>
+<h2>${escape(`${identity.decision}${version} · ${identity.model} · ${languageLabel(identity.language)}`)}</h2>
 <table><tr><th>Cases</th><th>Review rate</th><th>Accuracy</th></tr>
 <tr><td>${result.cases}</td><td>${percent(result.reviewRate)}</td><td>${percent(result.accuracy)}</td></tr></table>
 ${reliability.join('\n')}

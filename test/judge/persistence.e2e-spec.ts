@@ -225,6 +225,15 @@ describe.each(DB_KINDS)('records on %s', (kind: DbKind) => {
     });
   });
 
+  it('records outcome_type as the Outcome enum the Decision names, and null when it names none (issue 31)', async () => {
+    harness = await start();
+    // RefundDecision declares no outcomeType: the enum's name is not known at run time, so none is recorded.
+    const assessment = await harness.judge.assess(new RefundAbuse(await saveRefund()));
+    await assessment.outcome();
+    const [record] = await harness.records();
+    expect(record).toMatchObject({ decision: 'RefundDecision', outcome: 'approve', outcomeType: null });
+  });
+
   it('has no Subject when the Judgment holds no entity, two entities, or an unsaved one', async () => {
     harness = await start();
     const [first, second] = [await saveRefund(), await saveRefund()];

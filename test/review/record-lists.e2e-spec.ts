@@ -165,6 +165,7 @@ describe('the partial indexes', () => {
         reads(`SELECT id FROM judgment_assessments WHERE review_deadline_at <= '2030-01-01' AND resolved_at IS NULL
           ORDER BY review_deadline_at LIMIT 500`),
       ).resolves.toContain('judgment_assessments_review_deadline_index');
+      await sqlite.undoLastMigration(); // OutcomeTypeNamesTheEnum1765300000000 (rows only)
       await sqlite.undoLastMigration(); // ReviewCause1765250000000
       expect(await names()).toContain('judgment_assessments_awaiting_review_judgment_index');
       await sqlite.undoLastMigration(); // ReviewDeskIndexes1765100000000

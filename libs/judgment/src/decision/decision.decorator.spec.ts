@@ -26,10 +26,10 @@ describe('@Decision()', () => {
     expect(decisionMetadata(StrictRefundDecision).name).toBe('strict-refund');
   });
 
-  it('outcomeType defaults to the Decision name; an explicit one is kept', () => {
+  it('outcomeType names the Outcome enum when declared, and is null otherwise: never the Decision name', () => {
     @Decision({ outcomes: RefundOutcome, outcomeType: 'RefundOutcome' })
     class Typed {}
-    expect(decisionMetadata(RefundDecision).outcomeType).toBe('RefundDecision');
+    expect(decisionMetadata(RefundDecision).outcomeType).toBeNull();
     expect(decisionMetadata(Typed).outcomeType).toBe('RefundOutcome');
   });
 

@@ -62,8 +62,10 @@ export interface DecisionOptions<O extends Outcome = Outcome> {
    * its Actions run; the audit measures it. Default 0. The module option `calibration.audit` may override it.
    */
   audit?: number;
-  /** Name of the Outcome enum, stored as `outcome_type` (an enum object has no name at run time). Default: the
-   *  Decision's name. */
+  /**
+   * Name of the Outcome enum, stored as `outcome_type` (an enum object has no name at run time, so it is not guessed).
+   * Default: none (`outcome_type` is NULL; the record's `decision` names the Decision).
+   */
   outcomeType?: string;
 }
 
@@ -75,7 +77,8 @@ export interface DecisionMetadata {
   /** The review deadline, or null when records in Review wait until a person resolves them. */
   readonly reviewDeadline: ReviewDeadline | null;
   readonly version: string | null;
-  readonly outcomeType: string;
+  /** The Outcome enum's name as declared, or null. */
+  readonly outcomeType: string | null;
   /** Share of automatic Outcomes sampled for an audit (0 when none). */
   readonly audit: number;
 }
@@ -121,7 +124,7 @@ export function Decision<O extends Outcome>(options: DecisionOptions<O>): ClassD
       review: new Set(review.outcomes),
       reviewDeadline: reviewDeadline(name, review, outcomes),
       version: options.version === undefined ? null : String(options.version),
-      outcomeType: options.outcomeType ?? name,
+      outcomeType: options.outcomeType ?? null,
       audit,
     });
   };

@@ -7,6 +7,7 @@ import { ReviewIndexes1764900000000 } from './migrations/1764900000000-review-in
 import { Timestamptz1765000000000 } from './migrations/1765000000000-timestamptz';
 import { ReviewDeskIndexes1765100000000 } from './migrations/1765100000000-review-desk-indexes';
 import { ReviewCause1765250000000 } from './migrations/1765250000000-review-cause';
+import { OutcomeTypeNamesTheEnum1765300000000 } from './migrations/1765300000000-outcome-type-names-the-enum';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
 export const judgmentEntities = [AssessmentRecord];
@@ -20,4 +21,5 @@ export const judgmentMigrations = [
   Timestamptz1765000000000,
   ReviewDeskIndexes1765100000000,
   ReviewCause1765250000000,
+  OutcomeTypeNamesTheEnum1765300000000,
 ];

@@ -34,7 +34,8 @@ export interface DecisionColumns {
   readonly decision: string;
   readonly decisionVersion: string | null;
   readonly decisionThresholds: Record<string, number> | null;
-  readonly outcomeType: string;
+  /** The Outcome enum's name the Decision declares, or null. */
+  readonly outcomeType: string | null;
   readonly outcome: string;
   readonly decisionTrace: DecisionTrace | null;
 }

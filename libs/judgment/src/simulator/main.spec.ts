@@ -28,7 +28,7 @@ function runBin(args: string[], env: Record<string, string> = {}): Bin {
 
 /** Resolves with the URL of the bin's ready line. */
 async function listening(bin: Bin): Promise<string> {
-  const ready = /^Jev simulator \((jev|laya) mode\) listening on (http:\/\/\S+)$/m;
+  const ready = /^Jev simulator \((jev|laya|openai) mode\) listening on (http:\/\/\S+)$/m;
   while (!ready.test(bin.stdout())) {
     const exited = await Promise.race([once(bin.child.stdout!, 'data').then(() => false), bin.exit.then(() => true)]);
     if (exited && !ready.test(bin.stdout())) throw new Error(`the bin exited before listening: ${bin.stderr()}`);
@@ -40,7 +40,7 @@ describe('judgment-jev-simulator', () => {
   it('prints one ready line with its URL, answers there, and exits 0 on SIGTERM', async () => {
     const bin = runBin(['--port', '0', '--mode', 'laya', '--latency-ms', '1']);
     const url = await listening(bin);
-    expect(bin.stdout()).toMatch(/^Jev simulator \(laya mode\) listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+    expect(bin.stdout()).toMatch(/^Jev simulator \(laya mode\) listening on http:\/\/127\.0\.0\.1:\d+\n/);
 
     const reply = await fetch(`${url}/v1/systemone`, {
       method: 'POST',
@@ -52,6 +52,22 @@ describe('judgment-jev-simulator', () => {
     bin.child.kill('SIGTERM');
     expect(await bin.exit).toBe(0);
   });
+
+  it.each(['jev', 'laya', 'openai'])(
+    'says in its %s banner that unmarked text gets deterministic but meaningless answers (issue 31)',
+    async (mode) => {
+      const bin = runBin(['--port', '0', '--mode', mode]);
+      await listening(bin);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      bin.child.kill('SIGTERM');
+      await bin.exit;
+      const [, notice] = bin.stdout().split('\n');
+      expect(notice).toBe(
+        'Its answers are made up from a hash of the text: the same text always gets the same answer, but it means ' +
+          'nothing and judges nothing. Write markers such as [[abusive=0.9]] in the text to choose the answers.',
+      );
+    },
+  );
 
   it('takes its settings from the JEV_SIMULATOR_* variables when no flag is given', async () => {
     const bin = runBin([], { JEV_SIMULATOR_PORT: '0', JEV_SIMULATOR_KEY: 'local-key', JEV_SIMULATOR_VERBOSE: '1' });

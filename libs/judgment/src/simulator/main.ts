@@ -14,6 +14,11 @@ import {
 import { startOpenAiSimulator } from './openai-simulator';
 import { startJevSimulator } from './start-jev-simulator';
 
+/** Said when the server is up: its answers are a stand-in, not a judgment (a new user could read them as one). */
+const MEANINGLESS_ANSWERS =
+  'Its answers are made up from a hash of the text: the same text always gets the same answer, but it means ' +
+  'nothing and judges nothing. Write markers such as [[abusive=0.9]] in the text to choose the answers.';
+
 async function main(): Promise<void> {
   let command: SimulatorCommand;
   try {
@@ -41,6 +46,7 @@ async function main(): Promise<void> {
   };
   const sim = mode === 'openai' ? await startOpenAiSimulator(served) : await startJevSimulator({ ...served, mode });
   console.log(`Jev simulator (${sim.mode} mode) listening on ${sim.url}`);
+  console.log(MEANINGLESS_ANSWERS);
 
   const shutdown = (signal: string) => {
     console.log(`Jev simulator: ${signal}, shutting down`);

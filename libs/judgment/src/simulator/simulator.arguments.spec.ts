@@ -1,4 +1,6 @@
-import { InvalidSimulatorArguments, parseSimulatorArgs } from './simulator.arguments';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN_MODES, InvalidSimulatorArguments, SIMULATOR_USAGE, parseSimulatorArgs } from './simulator.arguments';
 
 describe('parseSimulatorArgs', () => {
   it('defaults to jev mode on 127.0.0.1:8787 with no key, no latency and no request lines', () => {
@@ -65,5 +67,31 @@ describe('parseSimulatorArgs', () => {
     const parse = () => parseSimulatorArgs(argv, env);
     expect(parse).toThrow(InvalidSimulatorArguments);
     expect(parse).toThrow(message);
+  });
+});
+
+describe('the --mode documentation (issue 31)', () => {
+  const ROOT = join(__dirname, '..', '..', '..', '..');
+  /** The `--mode` row of a Markdown flag table. */
+  const modeRow = (file: string) =>
+    readFileSync(join(ROOT, file), 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('|') && line.includes('`--mode'));
+
+  it.each(['README.md', 'libs/judgment/src/simulator/README.md'])(
+    '%s names every mode the bin accepts, with what it speaks',
+    (file) => {
+      const row = modeRow(file);
+      expect(row).toBeDefined();
+      for (const mode of BIN_MODES) expect(row).toContain(`\`${mode}\``);
+      expect(row).toMatch(/\/v1\/systemone/);
+      expect(row).toMatch(/laya-serve/);
+      expect(row).toMatch(/Chat Completions/);
+    },
+  );
+
+  it('the usage text names every mode', () => {
+    expect(BIN_MODES).toEqual(['jev', 'laya', 'openai']);
+    for (const mode of BIN_MODES) expect(SIMULATOR_USAGE).toContain(mode);
   });
 });

@@ -7,6 +7,9 @@ import type { SimulatorLimits, SimulatorMode } from './simulator.types';
 /** What the bin serves: a Jev wire dialect, or the OpenAI Chat Completions wire. */
 export type BinMode = SimulatorMode | 'openai';
 
+/** The wire dialects the bin serves: the Jev wire, laya-serve's dialect of it, OpenAI Chat Completions. */
+export const BIN_MODES: readonly BinMode[] = ['jev', 'laya', 'openai'];
+
 /** The simulator bin was given a flag or an environment variable it cannot use. */
 export class InvalidSimulatorArguments extends JudgmentError {}
 
@@ -85,8 +88,8 @@ export function parseSimulatorArgs(
     const value = env[name]?.trim();
     return value ? { value, source: name } : undefined;
   };
-  const mode = (setting('mode')?.value ?? 'jev').toLowerCase();
-  if (mode !== 'jev' && mode !== 'laya' && mode !== 'openai') {
+  const mode = (setting('mode')?.value ?? 'jev').toLowerCase() as BinMode;
+  if (!BIN_MODES.includes(mode)) {
     throw new InvalidSimulatorArguments(`${setting('mode')?.source} must be jev, laya or openai; got "${mode}".`);
   }
   const verboseEnv = env.JEV_SIMULATOR_VERBOSE?.trim().toLowerCase() ?? '';

@@ -41,6 +41,7 @@ describe('judgment explain', () => {
   let url: string;
   let escalated: number;
   let undecided: number;
+  let unrounded: number;
 
   const explain = (args: string[]) =>
     runBin(['--app', 'test/cli/fixture-app.module.ts#FixtureAppModule', 'explain', ...args], {
@@ -101,6 +102,27 @@ describe('judgment explain', () => {
       .update(undecided, {
         provenanceDetails: { questionModels: { abusive: 'gpt-4o-mini-2024-07-18', tone: 'gpt-4o-2099-01-01' } },
       });
+    // Probabilities as a driver computes them (softmax, rescaling) and a trace of them: stored exactly.
+    const third = await refunds.save(refunds.create({ item: 'Kettle', amount: 35, explanation: '[[abusive=0.45]]' }));
+    const computed = await judge.assess(new RefundAbuse(third));
+    await computed.decide(new ThresholdedRefund());
+    const stored = (await records.latest(third, RefundAbuse)) as AssessmentRecord;
+    unrounded = stored.id;
+    const trace = stored.decisionTrace!;
+    await app
+      .get(DataSource)
+      .getRepository(AssessmentRecord)
+      .update(unrounded, {
+        answers: { abusive: 0.44999999999999996, credibility: [0.1234567, 1 - 0.1234567 - 0.6, 0.6] },
+        decisionTrace: {
+          ...trace,
+          comparisons: trace.comparisons.map((comparison) => ({
+            ...comparison,
+            value: 0.44999999999999996,
+            margin: comparison.margin === null ? null : comparison.margin - 1e-7,
+          })),
+        },
+      });
     await app.close();
   });
 
@@ -159,6 +181,18 @@ describe('judgment explain', () => {
     expect(run.stdout).toContain('Decision: none recorded yet');
     expect(run.stdout).toContain('Review: not requested.');
     expect(run.stdout).toContain('Models by Question:\n  abusive: gpt-4o-mini-2024-07-18\n  tone: gpt-4o-2099-01-01\n');
+  });
+
+  it('shows probabilities, values and margins rounded to three decimals, and keeps them exact in --json (issue 31)', async () => {
+    const run = await explain([String(unrounded)]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('  abusive: probability 0.45\n');
+    expect(run.stdout).toContain('  credibility: probability per level (lowest first) 0.123, 0.277, 0.6\n');
+    expect(run.stdout).toContain('  2. abusive ≥ escalate (0.3): value 0.45 held, margin +0.15  ← fired\n');
+    expect(run.stdout).not.toMatch(/0\.4499|0\.2765|0\.1499/);
+    const json = JSON.parse((await explain([String(unrounded), '--json'])).stdout);
+    expect(json.answers.abusive).toBe(0.44999999999999996);
+    expect(json.trace.comparisons[1].value).toBe(0.44999999999999996);
   });
 
   it('exits 1 naming the id when no record has it, and 2 for an id that is not a number', async () => {

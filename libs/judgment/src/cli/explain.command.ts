@@ -75,7 +75,7 @@ function describeTrace(trace: DecisionTrace | null): string[] {
     const margin = comparison.margin === null ? '' : `, margin ${signed(comparison.margin)}`;
     const held = comparison.result ? 'held' : 'did not hold';
     lines.push(
-      `  ${index + 1}. ${describeComparison(comparison)}: value ${comparison.value} ${held}${margin}` +
+      `  ${index + 1}. ${describeComparison(comparison)}: value ${rounded(comparison.value)} ${held}${margin}` +
         (fired.has(index) ? '  ← fired' : ''),
     );
   });
@@ -107,16 +107,25 @@ const REVIEW_CAUSE_WORDS: Record<ReviewCause, string> = {
 };
 
 function describeAnswer(value: unknown): string {
-  if (typeof value === 'number') return `probability ${value}`;
-  if (Array.isArray(value)) return `probability per level (lowest first) ${value.join(', ')}`;
+  if (typeof value === 'number') return `probability ${rounded(value)}`;
+  if (Array.isArray(value)) return `probability per level (lowest first) ${value.map(rounded).join(', ')}`;
   if (value !== null && typeof value === 'object') {
     return Object.entries(value)
-      .map(([label, p]) => `${label} ${p}`)
+      .map(([label, p]) => `${label} ${rounded(p)}`)
       .join(', ');
   }
   return JSON.stringify(value);
 }
 
+/**
+ * A number as explain shows it: rounded to three decimals (0.44999999999999996 → 0.45); the record and `--json` keep
+ * it exact. Anything else as it is.
+ */
+function rounded(value: unknown): string {
+  return typeof value === 'number' && Number.isFinite(value) ? String(Number(value.toFixed(3)) || 0) : String(value);
+}
+
 function signed(value: number): string {
-  return value > 0 ? `+${value}` : String(value);
+  const shown = rounded(value);
+  return Number(shown) > 0 ? `+${shown}` : shown;
 }

@@ -163,6 +163,8 @@ export interface QueueAppSettings {
   options?: JudgmentModuleOptions;
   /** Providers replacing the app's (e.g. a Judge). */
   overrides?: { provide: unknown; useValue: unknown }[];
+  /** The Judgments registered (default RefundCheck and Moderation). */
+  judgments?: Function[];
 }
 
 /** Module metadata of an app with the queue on: TypeORM, EventEmitter, BullMQ (forRoot owned by the app). */
@@ -178,7 +180,7 @@ function imports(settings: QueueAppSettings) {
       ...settings.options,
       queue: { enabled: true, ...settings.queue },
     }),
-    JudgmentModule.forFeature([RefundCheck, Moderation]),
+    JudgmentModule.forFeature(settings.judgments ?? [RefundCheck, Moderation]),
   ];
 }
 

@@ -170,11 +170,17 @@ describe('Deciding a recorded Assessment', () => {
   });
 
   it('an Assessment that could not be recorded cannot be decided (AssessmentNotRecorded)', async () => {
-    const tooLongLanguage = 'x'.repeat(300); // varchar(255): PostgreSQL refuses the row
-    const failure = await context.judge.assess(new FreeText('Hello. [[abusive=0.9]]', tooLongLanguage)).then(
-      () => null,
-      (error: unknown) => error,
-    );
+    // A language the database refuses (a check the package cannot know of): the row is refused after the answer.
+    const constraint =
+      "ALTER TABLE judgment_assessments ADD CONSTRAINT refuse_zz CHECK (language IS DISTINCT FROM 'zz')";
+    await context.dataSource.query(constraint);
+    const failure = await context.judge
+      .assess(new FreeText('Hello. [[abusive=0.9]]', 'zz'))
+      .then(
+        () => null,
+        (error: unknown) => error,
+      )
+      .finally(() => context.dataSource.query('ALTER TABLE judgment_assessments DROP CONSTRAINT refuse_zz'));
     expect(failure).toBeInstanceOf(AssessmentNotRecorded);
     const refused = (failure as AssessmentNotRecorded).assessment as Assessment<FreeText>;
     const logged = context.logs.decided().length;

@@ -8,6 +8,7 @@ import { type CheckFinding, type CheckReport, JudgmentError } from '../errors';
 import { AnswerSource } from '../judge/answer-source';
 import { expandQuestions, readQuestions, type Question } from '../questions/question';
 import { RecordWriter } from '../persistence/record.writer';
+import { TEXT_COLUMN_LENGTH, unstorableText } from '../persistence/storable-text';
 import { JudgmentRegistry } from '../registry/judgment.registry';
 import { QUESTION_RULES, type ReadJudgment } from './question.rules';
 
@@ -179,16 +180,37 @@ export class JudgmentChecks {
 
   /** A registered Decision must be usable: a decide() method and well-formed thresholds. */
   private checkDecision(cls: Type<unknown>): CheckFinding[] {
-    const name = decisionMetadata(cls).name;
-    const failure = (problem: string, fix: string): CheckFinding => ({
+    const metadata = decisionMetadata(cls);
+    const name = metadata.name;
+    const failure = (problem: string, fix: string, rule = 'decision'): CheckFinding => ({
       severity: 'failure',
-      rule: 'decision',
+      rule,
       judgment: null,
       decision: name,
       key: null,
       problem,
       fix,
     });
+    // What a decision writes to the record, checked now: a decision that cannot be recorded is found out after the
+    // Engine was paid for the answers it decides.
+    const written: Array<[string, string | null]> = [
+      ['name', name],
+      ['version', metadata.version],
+      ['outcomeType', metadata.outcomeType],
+      ...metadata.outcomes.map((outcome): [string, string] => [`Outcome ${JSON.stringify(outcome)}`, String(outcome)]),
+    ];
+    const unrecordable = written.flatMap(([what, value]) => {
+      const problem = value === null ? null : unstorableText(value);
+      if (problem === null) return [];
+      return [
+        failure(
+          `${name}'s ${what} ${problem}; the record holds ${TEXT_COLUMN_LENGTH} characters of text there, so no decision of it could be recorded.`,
+          'Shorten it (or name the Decision with @Decision({ name }), its Outcome enum with outcomeType).',
+          'record-columns',
+        ),
+      ];
+    });
+    if (unrecordable.length > 0) return unrecordable;
     try {
       const decision = this.registry.decisionOf(cls as never) as object;
       if (typeof (decision as { decide?: unknown }).decide !== 'function') {

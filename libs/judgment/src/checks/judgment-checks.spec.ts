@@ -125,6 +125,21 @@ describe('judgment check', () => {
     expect(findings[0]).toMatchObject({ decision: 'NaNThresholds', problem: expect.stringMatching(/thresholds\.yes/) });
   });
 
+  it('record-columns: a Decision whose name, version or Outcomes the record cannot hold is a failure', async () => {
+    // An enum's string members must be literals: the Outcome enum as the object an enum compiles to.
+    const Wordy = { Short: 'short', Long: 'a-very-long-outcome-'.repeat(15) };
+    @Decision({ outcomes: Wordy, version: 'v'.repeat(300) })
+    class WordyDecision {
+      decide(): string {
+        return Wordy.Short;
+      }
+    }
+    const findings = await check(WordyDecision, FineDecision);
+    expect(rules(findings)).toEqual(['failure record-columns -', 'failure record-columns -']);
+    expect(findings[0].problem).toMatch(/WordyDecision's version is 300 characters long; the record holds 255/);
+    expect(findings[1].problem).toMatch(/WordyDecision's Outcome "a-very-long-outcome-.*" is 300 characters long/);
+  });
+
   it('default-decision: a default Decision that is not a @Decision() class is a failure', async () => {
     class NotADecision {}
     const broken = judgmentAsking('broken-default', clean, { decision: () => NotADecision });

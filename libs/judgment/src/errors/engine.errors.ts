@@ -13,6 +13,8 @@ export interface AnsweredBeforeFailure {
     readonly model: string;
     readonly requestId: string | null;
     readonly details: Readonly<Record<string, unknown>>;
+    /** The model of each Question, when the Engine reports one per Question. */
+    readonly questionModels?: Readonly<Record<string, string>>;
   };
   /** The record that holds them with the failure, once the Judge recorded it (null when nothing was written). */
   readonly record?: number | null;

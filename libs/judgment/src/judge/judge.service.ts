@@ -4,7 +4,13 @@ import { Provenance } from '../assessment/provenance';
 import { Unassessed } from '../assessment/unassessed';
 import { checkEvidenceSize } from '../definition/evidence';
 import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
-import { type EngineRequest, type EngineResponse, LIVE_LIMITS, type LimitMode } from '../engines/engine.interface';
+import {
+  type EngineAnswer,
+  type EngineRequest,
+  type EngineResponse,
+  LIVE_LIMITS,
+  type LimitMode,
+} from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
 import { EngineCallInterrupted, EngineFailed, EngineRateLimitDeferred, InvalidJudgment } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
@@ -22,6 +28,15 @@ import { AnswerSource, type ChosenEngine } from './answer-source';
 import { readAnswers } from './ask';
 import { type DescribedAttempt, describeAttempt } from './attempt';
 import { EvidencePathWarnings } from './evidence-paths';
+import {
+  PartialRounds,
+  askedAnswers,
+  declaredAnswers,
+  paidProvenance,
+  plainPaidAnswers,
+  unansweredQuestions,
+  withReused,
+} from './paid-answers';
 import {
   type AssessResult,
   type Attempter,
@@ -51,6 +66,8 @@ export class Judge implements Attempter {
   private readonly throwOnFailure: boolean;
   private readonly evidencePaths: EvidencePathWarnings;
   private readonly maxEvidenceBytes: number;
+  /** Answers of rounds that failed part way, for a retry of the same Judgment in this process. */
+  private readonly partials = new PartialRounds();
 
   constructor(
     @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
@@ -98,16 +115,25 @@ export class Judge implements Attempter {
     attempt: Attempt,
     paid: PaidAnswers | undefined,
   ): Promise<RecordedAttempt<J>> {
-    const cacheKey = attempt.cacheFor === null || attempt.chosen.scripted ? null : this.cacheKey(attempt);
+    // The attempt's key (what the cache and the kept partial rounds file it under), computed only when needed.
+    let key: string | undefined;
+    const keyOf = () => (attempt.chosen.scripted ? null : (key ??= this.cacheKey(attempt)));
+    const cacheKey = attempt.cacheFor === null ? null : keyOf();
     const link = this.attempts.link({ checksPurity: attempt.chosen.scripted });
-    if (paid) {
-      // Answers paid for in an earlier run whose recording failed: recorded now, the Engine is not asked again.
-      const { engine, model, requestId, details, questionModels } = paid.provenance;
-      const provenance = new Provenance(engine, model, requestId, details, questionModels);
-      const assessment = Assessment.fromAnswers(judgment, attempt.questions, paid.answers, provenance, link);
+    // Answers of a round of this Judgment that failed part way (kept here, or in a queued job's progress).
+    const kept = !paid && !this.partials.empty ? keyOf() : null;
+    const earlier = paid ?? (kept ? this.partials.take(kept) : undefined);
+    const given = earlier ? askedAnswers(attempt.questions, earlier.answers) : {};
+    const request = earlier
+      ? { ...attempt.request, questions: unansweredQuestions(attempt.expanded, given) }
+      : attempt.request;
+    if (earlier && request.questions.size === 0) {
+      // Every answer was paid for in an earlier run whose recording failed: recorded now, the Engine is not asked.
+      const answers = declaredAnswers(attempt.questions, given);
+      const assessment = Assessment.fromAnswers(judgment, attempt.questions, answers, paidProvenance(earlier), link);
       return this.answered(judgment, attempt, assessment, link, cacheKey);
     }
-    if (cacheKey) {
+    if (cacheKey && !earlier) {
       const hit = await this.cache.get(cacheKey);
       const usable = hit && !(hit.recordId === null && this.rows.persistence.enabled);
       judgmentInstruments().cacheLookups.add(1, {
@@ -120,20 +146,26 @@ export class Judge implements Attempter {
     let response: unknown;
     let assessment: Assessment<J>;
     try {
-      response = await this.askEngine(attempt);
-      assessment = readAnswers(judgment, attempt.questions, response as EngineResponse, {
+      response = await this.askEngine(attempt, request);
+      const merged = earlier ? withEarlier(response, given, earlier) : response;
+      assessment = readAnswers(judgment, attempt.questions, merged as EngineResponse, {
         recording: link,
         partial: attempt.chosen.scripted,
       });
     } catch (error) {
-      // A queued job's call the rate limit refused: nothing was answered or paid; the job goes back to its queue.
-      if (error instanceof EngineRateLimitDeferred) throw error;
-      // A retry wait cancelled by the shutdown is no attempt: nothing more was sent, nothing is recorded.
-      if (error instanceof EngineCallInterrupted) throw error;
+      const interrupted = error instanceof EngineRateLimitDeferred || error instanceof EngineCallInterrupted;
+      // Not an attempt (a queued job's call the rate limit refused, a retry wait the shutdown cancelled): the answers
+      // of before stay for the next one.
+      if (interrupted && earlier && kept) this.partials.keep(kept, earlier);
+      if (interrupted) throw error;
       // Classified by where it came from, not its type: fetch reports an outage as TypeError, JSON.parse as SyntaxError.
       // Provenance is kept only when the Engine returned a response that the Judge itself rejected.
-      const provenance = provenanceOf(response);
-      return this.failed(judgment, attempt, EngineFailed.wrap(attempt.name, error), provenance);
+      const failure = EngineFailed.wrap(attempt.name, error);
+      return this.failed(judgment, attempt, failure, provenanceOf(response), {
+        earlier: earlier ?? null,
+        given,
+        key: keyOf,
+      });
     }
     return this.answered(judgment, attempt, assessment, link, cacheKey);
   }
@@ -194,7 +226,7 @@ export class Judge implements Attempter {
    * connection), the models and the token usage; its duration, tokens and failures go to the metrics. Never the
    * Evidence, the Questions or the key.
    */
-  private askEngine(attempt: Attempt): Promise<unknown> {
+  private askEngine(attempt: Attempt, request: EngineRequest): Promise<unknown> {
     const model = attempt.chosen.engine.model();
     const attributes = {
       'gen_ai.operation.name': 'chat',
@@ -206,7 +238,7 @@ export class Judge implements Attempter {
     const started = performance.now();
     return inSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       try {
-        const response = await attempt.chosen.engine.answer(attempt.request);
+        const response = await attempt.chosen.engine.answer(request);
         const provenance = provenanceOf(response);
         if (provenance) {
           span.setAttribute('gen_ai.response.model', provenance.model);
@@ -245,9 +277,12 @@ export class Judge implements Attempter {
     const metadata = judgmentMetadata(judgment.constructor);
     checkEvidenceSize(described.name, described.evidence, metadata.maxEvidenceBytes ?? this.maxEvidenceBytes);
     this.evidencePaths.check(described);
+    // What the record cannot hold is refused now, not after the Engine was paid for an answer it cannot record.
+    const subject = this.rows.checkedSubject(described);
     const connection = judgment.engine?.() ?? metadata.engine ?? this.engines.defaultConnectionName();
     return {
       ...described,
+      subject,
       request: { questions: described.expanded, evidence: described.evidence.shown, limits },
       connection,
       chosen: this.answers.engineFor(judgment, connection),
@@ -287,14 +322,36 @@ export class Judge implements Attempter {
     judgment: J,
     attempt: Attempt,
     error: EngineFailed,
-    provenance: Provenance | null,
+    rejected: Provenance | null,
+    paidSoFar: { earlier: PaidAnswers | null; given: Record<string, EngineAnswer>; key: () => string | null },
   ): Promise<RecordedAttempt<J>> {
-    const record = await this.recording(() => this.attempts.failed(attempt, error, provenance));
+    // Every answer of this Judgment paid for so far: an earlier round's, and this round's before it failed.
+    const part = error.answered;
+    const answers = { ...paidSoFar.given, ...(part?.answers ?? {}) };
+    const { earlier } = paidSoFar;
+    const provenance = part
+      ? earlier
+        ? withReused(paidProvenance(part), earlier, Object.keys(paidSoFar.given), Object.keys(part.answers))
+        : paidProvenance(part)
+      : earlier
+        ? paidProvenance(earlier)
+        : null;
+    const paid = provenance && Object.keys(answers).length > 0 ? { answers, provenance } : null;
+    const recorded = rejected ?? provenance;
+    const record = await this.recording(() =>
+      this.attempts.failed(attempt, error, recorded, paid ? declaredAnswers(attempt.questions, answers) : null),
+    );
+    if (paid) {
+      // A retry of the same Judgment asks only the other Questions: here, or from a queued job's progress.
+      error.answered = { ...paid, record: record?.id ?? null };
+      const key = paidSoFar.key();
+      if (key) this.partials.keep(key, plainPaidAnswers(error.answered));
+    }
     judgmentInstruments().assessments.add(1, { 'judgment.name': attempt.name, 'judgment.status': 'unassessed' });
     await this.events.emit(new AssessmentFailed(judgment, error, record));
     this.logger.warn('Judgment unassessed.', {
       judgment: attempt.name,
-      ...(provenance ? provenance.logContext() : {}),
+      ...(recorded ? recorded.logContext() : {}),
       exception: describeError(error),
     });
     if (this.throwOnFailure) throw error;
@@ -315,4 +372,13 @@ function checkedCacheFor(name: string, seconds: unknown): number | null {
 function provenanceOf(response: unknown): Provenance | null {
   const provenance = (response as Partial<EngineResponse> | null | undefined)?.provenance;
   return provenance instanceof Provenance ? provenance : null;
+}
+
+/** A response to the Questions earlier answers left, with those answers added and noted in its Provenance. */
+function withEarlier(response: unknown, given: Record<string, EngineAnswer>, earlier: PaidAnswers): unknown {
+  const { answers, provenance } = (response ?? {}) as Partial<EngineResponse>;
+  // Not a response: read as it is, so the Judge refuses it as it would any other.
+  if (answers === null || typeof answers !== 'object' || !(provenance instanceof Provenance)) return response;
+  const merged = withReused(provenance, earlier, Object.keys(given), Object.keys(answers));
+  return { answers: { ...given, ...answers }, provenance: merged };
 }

@@ -39,19 +39,24 @@ export interface RecordedAttempt<J extends Judgment> {
 }
 
 /**
- * Answers an Engine was paid for but that could not be recorded (AssessmentNotRecorded during an outage), in a form a
- * queue job can keep: given back to `attempt()`, they are recorded without asking the Engine again.
+ * Answers an Engine was paid for, in a form a queue job can keep: those of an Assessment that could not be recorded
+ * (AssessmentNotRecorded during an outage), or those of a round that failed after some of its Questions were
+ * answered. Given back to `attempt()`, they are used instead of asking the Engine again: only the Questions they leave
+ * unanswered are asked (none, for a whole Assessment).
  */
 export interface PaidAnswers {
-  readonly answers: Record<string, EncodedAnswer>;
+  /** By declared key (a Likelihood Set's as `{ label: p }`) or by asked key (`set.label`); some Questions may lack one. */
+  readonly answers: Readonly<Record<string, EncodedAnswer>>;
   readonly provenance: {
     readonly engine: string;
     readonly model: string;
     readonly requestId: string | null;
-    readonly details: Record<string, unknown>;
+    readonly details: Readonly<Record<string, unknown>>;
     /** The model of each Question, when the Engine reported one per Question. */
-    readonly questionModels?: Record<string, string>;
+    readonly questionModels?: Readonly<Record<string, string>>;
   };
+  /** The record of the failed round that holds them, when there is one. */
+  readonly record?: number | null;
 }
 
 /** The PaidAnswers of an Assessment (what AssessmentNotRecorded carries). */

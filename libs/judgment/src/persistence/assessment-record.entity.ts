@@ -46,7 +46,7 @@ export class AssessmentRecord {
   @Column({ name: 'questions_fingerprint', type: 'character', length: 64 })
   questionsFingerprint!: string;
 
-  /** The encoded answers; null for an Unassessed attempt. */
+  /** The encoded answers; for an Unassessed attempt, those its round had before it failed (null when none). */
   @Column({ type: 'json', nullable: true })
   answers!: Record<string, unknown> | null;
 

@@ -11,11 +11,12 @@ import type { PreparedEvidence } from '../definition/evidence';
 import type { UnresolvedEvidencePath } from '../definition/evidence-paths';
 import type { Judgment } from '../definition/judgment.decorator';
 import { JUDGMENT_DATA_SOURCE, RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
-import { InvalidConfiguration } from '../errors';
+import { InvalidConfiguration, InvalidJudgment } from '../errors';
 import type { ResolvedJudgmentOptions, ResolvedPersistence } from '../judgment.options';
 import { AssessmentRecord } from './assessment-record.entity';
 import { AWAITING_REVIEW } from './record-indexes';
 import { type MissingSchema, missingSchema } from './record-schema';
+import { TEXT_COLUMN_LENGTH, unstorableText } from './storable-text';
 import { type EntityReference, entityReference, isEntity } from './entity-reference';
 
 /** The largest record id: the id column is a 32-bit integer, so no record has a greater one. */
@@ -49,6 +50,8 @@ export interface AttemptContext {
   readonly language: string | null;
   /** Backticked Evidence paths the questions name that the Evidence does not have (noted on the record). */
   readonly missingEvidencePaths?: readonly UnresolvedEvidencePath[];
+  /** The Subject's reference, when read before asking (`checkedSubject`); else it is read when recording. */
+  readonly subject?: EntityReference | null;
 }
 
 /** A prepared INSERT of a record: its SQL, the columns it writes (in parameter order) and those it returns. */
@@ -133,11 +136,19 @@ export class RecordWriter {
     );
   }
 
-  /** Writes a failed attempt: the failure, no answers; Provenance only when the Engine's response was rejected. */
-  async recordFailure(attempt: AttemptContext, error: Error, provenance: Provenance | null): Promise<AssessmentRecord> {
+  /**
+   * Writes a failed attempt: the failure, with the answers the Engine gave before the round failed (null when none);
+   * Provenance when the Engine's response was rejected, or of those answers.
+   */
+  async recordFailure(
+    attempt: AttemptContext,
+    error: Error,
+    provenance: Provenance | null,
+    answers: Record<string, unknown> | null = null,
+  ): Promise<AssessmentRecord> {
     return this.insert(
       this.build(attempt, {
-        answers: null,
+        answers,
         ...(provenance ? this.provenanceColumns(provenance, true) : {}),
         failureType: error.constructor.name,
         failureMessage: error.message,
@@ -363,6 +374,41 @@ export class RecordWriter {
     return record;
   }
 
+  /**
+   * The Subject's reference of an attempt about to be asked, and, when recording is required, the columns the app
+   * fills (the Judgment's name, the Subject, the language) checked against what the record holds: InvalidJudgment
+   * names what does not fit, before anything is asked or paid for.
+   */
+  checkedSubject(attempt: Omit<AttemptContext, 'subject'>): EntityReference | null {
+    if (!this.persistence.enabled) return null;
+    const subject = this.subjectOf(attempt.judgment);
+    if (!this.persistence.required) return subject;
+    const columns: Array<[string, string, string | null, string]> = [
+      ['judgment', 'its name', attempt.name, 'give it a shorter name with @Judgment({ name })'],
+      ['subjectType', 'its Subject type', subject?.type ?? null, 'give the entity a shorter name'],
+      [
+        'subjectId',
+        'its Subject id',
+        subject?.id ?? null,
+        'record it against an entity with a shorter key (subject()), or without a Subject (subject() returning null)',
+      ],
+      ['language', 'its language()', attempt.language, "return a language code such as 'en' from language()"],
+    ];
+    const metadata = this.repository().metadata;
+    for (const [property, what, value, fix] of columns) {
+      if (value === null) continue;
+      const column = metadata.findColumnWithPropertyName(property);
+      const length = Number(column?.length) || TEXT_COLUMN_LENGTH;
+      const problem = unstorableText(value, length);
+      if (problem === null) continue;
+      throw new InvalidJudgment(
+        `${attempt.name}: ${what} ${problem}; the record's ${column?.databaseName ?? property} holds ${length} ` +
+          `characters of text, so the attempt could not be recorded, and nothing was asked: ${fix}.`,
+      );
+    }
+    return subject;
+  }
+
   /** The reference of the Subject: `subject()` when defined, else the single saved entity among own properties. */
   subjectOf(judgment: Judgment): { type: string; id: string } | null {
     const dataSource = this.dataSource();
@@ -411,7 +457,7 @@ export class RecordWriter {
   }
 
   private build(attempt: AttemptContext, columns: Partial<AssessmentRecord>): AssessmentRecord {
-    const subject = this.subjectOf(attempt.judgment);
+    const subject = attempt.subject !== undefined ? attempt.subject : this.subjectOf(attempt.judgment);
     // The INSERT returns only generated columns, so the rest start as a row read back would hold them.
     return Object.assign(this.blank(), {
       judgment: attempt.name,

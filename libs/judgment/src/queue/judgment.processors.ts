@@ -9,6 +9,7 @@ import type { Judgment } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
 import {
   AssessmentNotRecorded,
+  EngineFailed,
   EngineCallInterrupted,
   EngineRateLimitDeferred,
   NoDefaultDecision,
@@ -20,6 +21,7 @@ import {
 import { Judge } from '../judge/judge.service';
 import { type PaidAnswers, paidAnswersOf } from '../judge/judge.types';
 import { type ReviewReason, decidedOutcome, reviewReasonOf } from '../assessment/awaiting-review';
+import { plainPaidAnswers } from '../judge/paid-answers';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions, ResolvedQueueOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
@@ -178,9 +180,12 @@ export class AssessProcessor extends JudgmentWorkerHost {
     try {
       run = await this.assessWithinLimits(judgment, paid);
     } catch (error) {
-      // Paid answers that could not be recorded stay with the job: the next run records them without paying again.
+      // Paid answers stay with the job, and the next run does not pay for them again: those that could not be recorded
+      // are recorded, those of a round that failed part way are kept and only the other Questions asked.
       if (error instanceof AssessmentNotRecorded && error.assessment instanceof Assessment)
         await job.updateProgress({ paid: paidAnswersOf(error.assessment) } satisfies AssessCheckpoint);
+      else if (error instanceof EngineFailed && error.answered)
+        await job.updateProgress({ paid: plainPaidAnswers(error.answered) } satisfies AssessCheckpoint);
       throw error;
     }
     const { step, answered } = run;

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { EncodedAnswer } from '../assessment/assessment';
 import type { Provenance } from '../assessment/provenance';
 import { JudgmentRegistry } from '../registry/judgment.registry';
 import { type EngineFailed, UnassessedNotRecorded } from '../errors';
@@ -50,16 +51,18 @@ export class Recorder {
 
   /**
    * Writes a failed attempt, best-effort: a write that fails is logged as `Judgment not recorded.` and the record is
-   * null, so the Engine's failure always reaches the caller. Provenance only when the Judge rejected a response.
+   * null, so the Engine's failure always reaches the caller. Provenance when the Judge rejected a response, or of the
+   * `answers` the Engine gave before the round failed (paid for: the record holds them with the failure).
    */
   async failed(
     attempt: AttemptContext,
     error: EngineFailed,
     provenance: Provenance | null,
+    answers: Record<string, EncodedAnswer> | null = null,
   ): Promise<AssessmentRecord | null> {
     if (!this.rows.persistence.enabled) return null;
     try {
-      return await this.rows.recordFailure(attempt, error, provenance);
+      return await this.rows.recordFailure(attempt, error, provenance, answers);
     } catch (writeError) {
       const unrecorded = new UnassessedNotRecorded(
         `The Unassessed attempt of ${attempt.name} could not be recorded: ${(writeError as Error).message}`,

@@ -60,7 +60,10 @@ export class Replay {
     recording: DecisionRecording,
   ): Promise<Assessment<J>> {
     if (record.isUnassessed()) {
-      throw unrebuildable(record, `it is an Unassessed attempt (${record.failureType}) and holds no answers`);
+      throw unrebuildable(
+        record,
+        `it is an Unassessed attempt (${record.failureType}): its round failed, so it holds no Assessment`,
+      );
     }
     const target = judgment ?? ((await this.judgmentFromSubject(record)) as J);
     const fake = record.engine === FAKE && record.model === FAKE;

@@ -4,6 +4,7 @@ import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { type EntityReference, entityReference } from '../persistence/entity-reference';
 import { RecordWriter } from '../persistence/record.writer';
 import type { Reviewer } from '../persistence/reviewer';
+import { TEXT_COLUMN_LENGTH, unstorableText } from '../persistence/storable-text';
 import { ResolutionPolicyHost } from './resolution-policy';
 
 /** Who a reviewer is (the reference recorded) and what the app's ResolutionPolicy lets them do with a record. */
@@ -51,11 +52,11 @@ export class ReviewAccess {
       );
     }
     for (const part of ['type', 'id'] as const) {
-      const problem = unstorable(reference[part]);
+      const problem = unstorableText(reference[part]);
       if (problem) {
         throw new InvalidReviewer(
           `The reviewer's ${part} ${problem}: a reviewer's type and id are stored in columns of ` +
-            `${REVIEWER_COLUMN_LENGTH} characters of text. Identify reviewers by a short key (a user's primary key).`,
+            `${TEXT_COLUMN_LENGTH} characters of text. Identify reviewers by a short key (a user's primary key).`,
         );
       }
     }
@@ -71,20 +72,6 @@ export class ReviewAccess {
     }
     return null;
   }
-}
-
-/** The length of the reviewer columns (`resolver_id`, `claim_holder_id`, … are varchar(255)). */
-const REVIEWER_COLUMN_LENGTH = 255;
-
-const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Why a reviewer's type or id cannot be stored, or null when it can. */
-function unstorable(value: string): string | null {
-  const length = [...value].length;
-  if (length > REVIEWER_COLUMN_LENGTH) return `is ${length} characters long`;
-  if (value.includes('\0')) return 'holds a NUL character, which the database cannot store';
-  if (UNPAIRED_SURROGATE.test(value)) return 'holds an unpaired surrogate, which is not text the database can store';
-  return null;
 }
 
 function describeReviewer(reference: EntityReference | null): string {

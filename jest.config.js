@@ -10,6 +10,7 @@ const shared = {
   moduleNameMapper: {
     '^nestjs-judgment$': '<rootDir>/libs/judgment/src/index.ts',
     '^nestjs-judgment/drivers$': '<rootDir>/libs/judgment/src/drivers/index.ts',
+    '^nestjs-judgment/calibration$': '<rootDir>/libs/judgment/src/calibration/index.ts',
     '^nestjs-judgment/testing$': '<rootDir>/libs/judgment/src/testing/index.ts',
     '^nestjs-judgment/cli$': '<rootDir>/libs/judgment/src/cli/index.ts',
     '^nestjs-judgment/http$': '<rootDir>/libs/judgment/src/http/index.ts',

@@ -9,15 +9,14 @@ import { NestFactory } from '@nestjs/core';
 import { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   type Assessment,
-  Calibration,
   Classification,
   Decision,
   Evidence,
   Judgment,
   JudgmentModule,
-  LabelledCase,
   Likelihood,
 } from 'nestjs-judgment';
+import { Calibration, LabelledCase } from 'nestjs-judgment/calibration';
 
 const LATENCY_MS = 200;
 const CASES = 1_000;

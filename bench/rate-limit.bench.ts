@@ -7,8 +7,9 @@
 // Real Redis and PostgreSQL.   npm run bench:rate-limit
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { Calibration, Judge, LabelledCase } from 'nestjs-judgment';
+import { Judge } from 'nestjs-judgment';
 import { JevSimulator } from 'nestjs-judgment/simulator';
+import { Calibration, LabelledCase } from 'nestjs-judgment/calibration';
 import {
   API_KEY,
   Customer,

@@ -21,6 +21,8 @@ const planted: Record<string, string> = {
   'libs/judgment/src/calibration/sibling.ts': "import { lazy } from '../queue/lazy';\nexport const c = lazy;\n",
   'libs/judgment/src/questions/one.ts': "import type { Two } from './two';\nexport interface One { two?: Two }\n",
   'libs/judgment/src/questions/two.ts': "import type { One } from './one';\nexport interface Two { one?: One }\n",
+  'libs/judgment/src/engines/ambient.ts':
+    "import { AsyncLocalStorage } from 'node:async_hooks';\nexport const lane = new AsyncLocalStorage<string>();\n",
 };
 
 interface Violation {
@@ -75,6 +77,12 @@ describe('layer rules (dependency-cruiser)', () => {
 
   it('a cycle made only of type imports breaks no-circular', () => {
     expect(rulesBroken('questions/one.ts', 'questions/two.ts')).toEqual(['no-circular']);
+  });
+
+  it('AsyncLocalStorage (node:async_hooks) breaks no-ambient-context: pass it with the call instead', () => {
+    expect(violations.filter((v) => v.from === 'libs/judgment/src/engines/ambient.ts').map((v) => v.rule.name)).toEqual(
+      ['no-ambient-context'],
+    );
   });
 
   it('importing a lower layer breaks nothing', () => {

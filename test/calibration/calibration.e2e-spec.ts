@@ -4,17 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource, type Repository } from 'typeorm';
-import {
-  type Assessment,
-  AssessmentRecord,
-  Calibration,
-  Decision,
-  InvalidCalibration,
-  Judge,
-  Judgment,
-  LabelledCase,
-  NoDefaultDecision,
-} from 'nestjs-judgment';
+import { type Assessment, AssessmentRecord, Decision, Judge, Judgment } from 'nestjs-judgment';
+import { Calibration, InvalidCalibration, LabelledCase } from 'nestjs-judgment/calibration';
+import { NoDefaultDecision } from 'nestjs-judgment/testing';
 import { wilsonInterval } from '../../libs/judgment/src/calibration/scoring';
 import {
   AnyEvent,

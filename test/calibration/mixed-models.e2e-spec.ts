@@ -15,19 +15,16 @@ import {
   AssessmentDecided,
   AssessmentRecord,
   AwaitingReview,
-  Calibration,
   CalibrationDrifted,
-  CalibrationLock,
   Decision,
   Evidence,
   Judge,
   Judgment,
   JudgmentModule,
-  LabelledCase,
   Likelihood,
-  lockCalibration,
 } from 'nestjs-judgment';
 import { type Engine, type EngineRequest, type EngineResponse, Provenance } from 'nestjs-judgment/drivers';
+import { Calibration, CalibrationLock, LabelledCase, lockCalibration } from 'nestjs-judgment/calibration';
 import { recordDetail } from '../../libs/judgment/src/records/record.view';
 import { freshDatabase, postgres } from './production.fixtures';
 

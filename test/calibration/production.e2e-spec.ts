@@ -6,18 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource, MoreThan } from 'typeorm';
+import { AssessmentRecord, AssessmentRecords, AwaitingReview, Judge } from 'nestjs-judgment';
+import { type RunningJevSimulator, startJevSimulator } from 'nestjs-judgment/simulator';
 import {
-  AssessmentRecord,
-  AssessmentRecords,
-  AwaitingReview,
   Calibration,
   CalibrationLock,
   InvalidCalibrationLock,
-  Judge,
   LabelledCase,
   lockCalibration,
-} from 'nestjs-judgment';
-import { type RunningJevSimulator, startJevSimulator } from 'nestjs-judgment/simulator';
+} from 'nestjs-judgment/calibration';
 import { JudgmentJobs } from '../../libs/judgment/src/queue/judgment.jobs';
 import { answeredColumns } from '../../libs/judgment/src/queue/queue.jobs-data';
 import { clearPrefix } from '../support/redis';

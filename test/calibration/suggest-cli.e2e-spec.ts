@@ -8,7 +8,8 @@ import { DataSource } from 'typeorm';
 import type { Page } from 'playwright-core';
 import { launchChromium, screenshotPath } from '../support/browser';
 import { PG, databaseUrl, recreateDatabase } from '../support/postgres';
-import { AssessmentRecord, CalibrationLock, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
+import { AssessmentRecord, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
+import { CalibrationLock } from 'nestjs-judgment/calibration';
 
 const ROOT = join(__dirname, '..', '..');
 const DATABASE = 'judgment_calib_cli';

@@ -1,17 +1,9 @@
 // The reference's worked example, reproduced exactly: four returns, one Decision, bands by tenths.
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import {
-  type Assessment,
-  Calibration,
-  Classification,
-  Decision,
-  Judgment,
-  LabelledCase,
-  Likelihood,
-  JudgmentModule,
-} from 'nestjs-judgment';
+import { type Assessment, Classification, Decision, Judgment, Likelihood, JudgmentModule } from 'nestjs-judgment';
 import { type Engine, type EngineRequest, type EngineResponse, Provenance } from 'nestjs-judgment/drivers';
+import { Calibration, LabelledCase } from 'nestjs-judgment/calibration';
 
 enum ReturnOutcome {
   Approve = 'approve',

@@ -4,16 +4,9 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { join } from 'node:path';
-import {
-  Classification,
-  EngineFailed,
-  EngineUnauthorized,
-  Evidence,
-  Likelihood,
-  MalformedEngineResponse,
-  Rating,
-} from 'nestjs-judgment';
+import { Classification, EngineFailed, Evidence, Likelihood, Rating } from 'nestjs-judgment';
 import { startOpenAiSimulator } from 'nestjs-judgment/simulator';
+import { EngineUnauthorized, MalformedEngineResponse } from 'nestjs-judgment/drivers';
 import type { EngineConnectionOptions } from '../../libs/judgment/src/judgment.options';
 import type { EngineRequest } from '../../libs/judgment/src/engines/engine.interface';
 import type { Question } from '../../libs/judgment/src/questions';

@@ -1,8 +1,8 @@
 // The demo ships a calibration lock covering all its Decisions under both of its Engines (the Jev simulator and the
 // simulator's OpenAI mode), so it runs the drift guard with onDrift 'review' and starts listing no uncalibrated Decision.
+import { CalibrationLock } from 'nestjs-judgment/calibration';
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { CalibrationLock } from 'nestjs-judgment';
 import { supportDeskConfig } from '../../apps/support-desk/src/config/support-desk.config';
 import { SUPPORT_DESK_LOCK, SupportDeskModule } from '../../apps/support-desk/src/support-desk.module';
 

@@ -1,14 +1,8 @@
 // The assess flow (reference 7.1 / 7.5): read the Judgment, expand, ask the Engine once, return the Assessment with its
 // Provenance, record it, announce it, log it. Real Jev driver over HTTP to the simulator; PostgreSQL and SQLite.
-import {
-  type Assessment,
-  AssessmentCompleted,
-  AssessmentDecided,
-  InvalidQuestion,
-  Judgment,
-  Likelihood,
-} from 'nestjs-judgment';
+import { type Assessment, AssessmentCompleted, AssessmentDecided, Judgment, Likelihood } from 'nestjs-judgment';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
+import { InvalidQuestion } from 'nestjs-judgment/testing';
 import {
   DB_KINDS,
   type Harness,

@@ -5,7 +5,6 @@ import { NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import {
   type Assessment,
-  InvalidConfiguration,
   Judge,
   JudgmentModule,
   type JudgmentModuleOptions,
@@ -13,6 +12,7 @@ import {
   judgmentQueueAttemptsFromEnv,
 } from 'nestjs-judgment';
 import { type JevSimulator, startJevSimulator } from 'nestjs-judgment/simulator';
+import { InvalidConfiguration } from 'nestjs-judgment/testing';
 import {
   API_KEY,
   MODEL,

@@ -1,8 +1,9 @@
 // Evidence that JSON would flatten or change, and Evidence above the round's size limit, is refused with
 // InvalidEvidence before the Engine is asked (issue 27, point 6): nothing is sent, paid, recorded or announced.
 // PostgreSQL, the Jev simulator over HTTP.
-import { Evidence, InvalidConfiguration, InvalidEvidence, Judgment, Likelihood } from 'nestjs-judgment';
+import { Evidence, Judgment, Likelihood } from 'nestjs-judgment';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
+import { InvalidConfiguration, InvalidEvidence } from 'nestjs-judgment/testing';
 import {
   type Harness,
   NoteCheck,

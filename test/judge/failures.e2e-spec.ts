@@ -5,10 +5,15 @@ import {
   EngineFailed,
   EngineRateLimited,
   type JudgmentModuleOptions,
-  MalformedEngineResponse,
   Unassessed,
 } from 'nestjs-judgment';
-import { type Engine, type EngineRequest, type EngineResponse, Provenance } from 'nestjs-judgment/drivers';
+import {
+  type Engine,
+  type EngineRequest,
+  type EngineResponse,
+  Provenance,
+  MalformedEngineResponse,
+} from 'nestjs-judgment/drivers';
 import type { Fault, JevSimulator } from 'nestjs-judgment/simulator';
 import {
   DB_KINDS,

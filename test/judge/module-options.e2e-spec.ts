@@ -7,9 +7,6 @@ import {
   type Assessment,
   AssessmentRecord,
   Decision,
-  DuplicateJudgmentName,
-  EngineNotConfigured,
-  InvalidConfiguration,
   Judge,
   Judgment,
   JudgmentModule,
@@ -20,6 +17,7 @@ import {
 import { EngineManager } from 'nestjs-judgment/drivers';
 import { JudgmentRegistry } from '../../libs/judgment/src/registry/judgment.registry';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
+import { DuplicateJudgmentName, EngineNotConfigured, InvalidConfiguration } from 'nestjs-judgment/testing';
 import {
   DB_KINDS,
   type Harness,

@@ -5,8 +5,9 @@ import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { type Logger as TypeOrmLogger } from 'typeorm';
 import { DataSource } from 'typeorm';
-import { Judge, JudgmentCheckFailed, JudgmentModule, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
+import { Judge, JudgmentModule, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
+import { JudgmentCheckFailed } from 'nestjs-judgment/testing';
 import { PG, recreateDatabase } from '../support/postgres';
 import { NoteCheck, decisionRequests, jevOptions, rejectionOf, startSimulator } from './support';
 

@@ -6,8 +6,8 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { JevSimulator } from 'nestjs-judgment/simulator';
-import { AnswerSource, Judge, Likelihood, UnqueueableJudgment } from 'nestjs-judgment';
-import { fakeJudge } from 'nestjs-judgment/testing';
+import { Judge, Likelihood } from 'nestjs-judgment';
+import { fakeJudge, AnswerSource, UnqueueableJudgment } from 'nestjs-judgment/testing';
 import {
   API_KEY,
   AssessmentRecord,

@@ -8,15 +8,8 @@ import type { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { JevSimulator } from 'nestjs-judgment/simulator';
-import {
-  AssessmentRecord,
-  Calibration,
-  EngineRateLimited,
-  Judge,
-  type JudgmentModuleOptions,
-  LabelledCase,
-  Unassessed,
-} from 'nestjs-judgment';
+import { AssessmentRecord, EngineRateLimited, Judge, type JudgmentModuleOptions, Unassessed } from 'nestjs-judgment';
+import { Calibration, LabelledCase } from 'nestjs-judgment/calibration';
 import {
   API_KEY,
   Customer,

@@ -1,4 +1,4 @@
-import { Calibration, LabelledCase } from 'nestjs-judgment';
+import { Calibration, LabelledCase } from 'nestjs-judgment/calibration';
 import { RefundAbuse } from './refund-abuse.judgment';
 import { RefundDecision, RefundOutcome } from './refund.decision';
 import { Refund } from './refund.entity';

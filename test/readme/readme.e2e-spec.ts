@@ -18,8 +18,6 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { getRepositoryToken, TypeOrmModule } from '@nestjs/typeorm';
 import {
   AssessmentRecord,
-  Calibration,
-  CalibrationLock,
   Evidence,
   Judge,
   Judgment,
@@ -27,9 +25,9 @@ import {
   judgmentEntities,
   judgmentOptionsFromEnv,
   Likelihood,
-  lockCalibration,
   ResolutionForbidden,
 } from 'nestjs-judgment';
+import { Calibration, CalibrationLock, lockCalibration } from 'nestjs-judgment/calibration';
 import { EngineManager } from 'nestjs-judgment/drivers';
 import request from 'supertest';
 import { DataSource, type Repository } from 'typeorm';

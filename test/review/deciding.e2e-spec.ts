@@ -1,12 +1,7 @@
 // Deciding (SPEC §2.4, §2.7, §3 rule 6; reference §8): recorded Outcomes, Review entry, log and event order.
-import {
-  AssessmentDecided,
-  AssessmentNotRecorded,
-  type Assessment,
-  InvalidDecision,
-  ReviewRequested,
-} from 'nestjs-judgment';
+import { AssessmentDecided, AssessmentNotRecorded, type Assessment, ReviewRequested } from 'nestjs-judgment';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
+import { InvalidDecision } from 'nestjs-judgment/testing';
 import {
   FreeText,
   RefundDecision,

@@ -13,7 +13,6 @@ import {
   Classification,
   Decision,
   Evidence,
-  AnswerSource,
   Judge,
   Judgment,
   JudgmentModule,
@@ -26,6 +25,7 @@ import {
   type JudgmentScripts,
   JudgmentTestingModule,
   type JudgmentTestingOptions,
+  AnswerSource,
 } from 'nestjs-judgment/testing';
 import { CapturedLogger, EventLog } from '../../libs/judgment/src/testing/testing.spec-helpers';
 import { REDIS, clearPrefix } from '../support/redis';

@@ -1,17 +1,12 @@
-// The public API of nestjs-judgment for applications. Driver authors import from `nestjs-judgment/drivers`, tests
-// from `nestjs-judgment/testing`; metadata readers, encodings and the queue's job payloads stay internal.
+// The public API of nestjs-judgment for applications: the module, declaring Judgments and Decisions, the Judge, the
+// Assessment, the events, the records and the errors an app catches. Driver authors import from
+// `nestjs-judgment/drivers`, tests from `nestjs-judgment/testing`, calibration from `nestjs-judgment/calibration`, the
+// HTTP adapter from `nestjs-judgment/http`; metadata readers, encodings and the queue's job payloads stay internal.
 export { JudgmentModule } from './judgment.module';
 export type { JudgmentModuleExtras } from './judgment.module-definition';
-export type {
-  JudgmentModuleOptions,
-  ConnectionLimits,
-  LimiterOptions,
-  CalibrationOptions,
-  DriftPolicy,
-} from './judgment.options';
+export type { JudgmentModuleOptions, LimiterOptions } from './judgment.options';
 export { judgmentOptionsFromEnv, judgmentQueueAttemptsFromEnv } from './judgment.env';
 export { Judge } from './judge/judge.service';
-export { AnswerSource } from './judge/answer-source';
 export type { AssessResult, JudgmentTypeConfig } from './judge/judge.types';
 
 export { Judgment, judgmentName } from './definition/judgment.decorator';
@@ -59,49 +54,14 @@ export { DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT, type RecordFilter } from './rec
 export type { Reviewer } from './persistence/reviewer';
 export type { ResolutionPolicy } from './review/resolution-policy';
 export type { ClaimOptions } from './review/review-claims.service';
-export { Calibration, type CalibrationRunOptions } from './calibration/calibration.service';
-export { CalibrationReport, type TemperatureResult } from './calibration/calibration.report';
-export {
-  CalibrationSuggestion,
-  type SuggestOptions,
-  type ThresholdSuggestion,
-  type CandidateFigures,
-  SUGGESTION_METHOD,
-  SUGGESTION_ASSUMPTION,
-} from './calibration/threshold-suggestion';
-export { lockCalibration } from './calibration/calibration-lock.update';
-export { CalibrationLock, type LockedDecision, type LockedIdentity } from './lock/calibration-lock';
-export { type AuditAgreement, auditAgreements } from './lock/audit-agreement';
-export { fitTemperature, type TemperatureFit, type TemperatureSample } from './calibration/temperature-fit';
-export { LabelledCase } from './calibration/labelled-case';
-export { JudgmentChecks } from './checks/judgment-checks.service';
-export type { CheckFinding, CheckReport, CheckSeverity } from './errors';
-
-// The errors an application may meet. Those only the testing kit throws are exported from `nestjs-judgment/testing`.
+// The errors an application catches in its normal course. Declaration and configuration errors (what a test of the
+// app expects) come from `nestjs-judgment/testing`, the Engine failures a driver throws from `nestjs-judgment/drivers`,
+// the calibration's from `nestjs-judgment/calibration`.
 export {
   JudgmentError,
   EngineFailed,
-  MalformedEngineResponse,
-  EngineRejectedRequest,
-  EngineUnauthorized,
   EngineRateLimited,
-  EngineOverloaded,
   EngineBudgetExhausted,
-  EngineNotConfigured,
-  UnpinnedModel,
-  InvalidConfiguration,
-  InvalidRateLimit,
-  InvalidQuestion,
-  InvalidEvidence,
-  InvalidJudgment,
-  InvalidDecision,
-  DuplicateJudgmentName,
-  NoDefaultDecision,
-  UnknownJudgmentName,
-  UnknownDecision,
-  UndeclaredQuestion,
-  WrongQuestionKind,
-  UndeclaredLabel,
   AssessmentNotRecorded,
   UnrebuildableAssessment,
   SubjectNotFound,
@@ -111,11 +71,5 @@ export {
   ReviewClaimConflict,
   UnknownRecord,
   ResolutionForbidden,
-  InvalidCalibration,
-  InvalidCalibrationLock,
-  InvalidSuggestion,
   InvalidRecordQuery,
-  UnqueueableJudgment,
-  JudgmentCheckFailed,
-  MissingEvidencePath,
 } from './errors';

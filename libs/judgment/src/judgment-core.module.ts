@@ -109,7 +109,8 @@ const SERVICES: Provider[] = [
 
 /**
  * What the core exports to every module of the app: the services an app injects, each one a class the package's
- * entry points export (Calibration from `nestjs-judgment/calibration`, EngineManager from `nestjs-judgment/drivers`).
+ * entry points export (Calibration from `nestjs-judgment/calibration`, JudgmentChecks from `nestjs-judgment/testing`,
+ * EngineManager from `nestjs-judgment/drivers`).
  */
 export const JUDGMENT_EXPORTS = [Judge, AssessmentRecords, Calibration, JudgmentChecks, EngineManager] as const;
 

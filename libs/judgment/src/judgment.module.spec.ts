@@ -4,15 +4,10 @@ import { type DynamicModule, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import * as root from 'nestjs-judgment';
-import {
-  AnswerSource,
-  AssessmentRecords,
-  Calibration,
-  Judge,
-  Judgment,
-  JudgmentModule,
-  Likelihood,
-} from 'nestjs-judgment';
+import { AssessmentRecords, Judge, Judgment, JudgmentModule, Likelihood } from 'nestjs-judgment';
+import { AnswerSource } from 'nestjs-judgment/testing';
+import { Calibration } from 'nestjs-judgment/calibration';
+import * as calibration from 'nestjs-judgment/calibration';
 import * as drivers from 'nestjs-judgment/drivers';
 import * as http from 'nestjs-judgment/http';
 import * as testing from 'nestjs-judgment/testing';
@@ -85,7 +80,7 @@ describe('the module split', () => {
 
   it('exports by DI exactly the services the entry points export: each one injectable, none left out', () => {
     const exported = new Set<unknown>(
-      [root, drivers, testing, http].flatMap((entry) => Object.values(entry as Record<string, unknown>)),
+      [root, calibration, drivers, testing, http].flatMap((entry) => Object.values(entry as Record<string, unknown>)),
     );
     for (const service of JUDGMENT_EXPORTS)
       expect({ service: service.name, exported: exported.has(service) }).toEqual({

@@ -2,8 +2,8 @@ import { Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AnswerSource, JudgmentModule, judgmentOptionsFromEnv } from 'nestjs-judgment';
-import { fakeJudge, sequence } from 'nestjs-judgment/testing';
+import { JudgmentModule, judgmentOptionsFromEnv } from 'nestjs-judgment';
+import { fakeJudge, sequence, AnswerSource } from 'nestjs-judgment/testing';
 import { RefundAbuse, RefundOutcome } from './refund-abuse.judgment';
 import { RefundsService } from './refunds.service';
 

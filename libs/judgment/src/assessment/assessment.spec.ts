@@ -1,6 +1,6 @@
-import { Assessment, UndeclaredLabel, UndeclaredQuestion, WrongQuestionKind } from 'nestjs-judgment';
+import { Assessment } from 'nestjs-judgment';
 import { Provenance } from 'nestjs-judgment/drivers';
-import { UnscriptedQuestion } from 'nestjs-judgment/testing';
+import { UnscriptedQuestion, UndeclaredLabel, UndeclaredQuestion, WrongQuestionKind } from 'nestjs-judgment/testing';
 import { COMPUTE_ONLY } from '../decision/apply-decision';
 import { RefundAbuse, SupportTicket, aRefund, aTicket, jevProvenance } from '../testing/fixtures.spec-helpers';
 

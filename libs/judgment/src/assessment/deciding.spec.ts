@@ -1,13 +1,6 @@
-import {
-  Assessment,
-  AwaitingReview,
-  Decision,
-  InvalidDecision,
-  NoDefaultDecision,
-  type Decision as DecisionContract,
-} from 'nestjs-judgment';
+import { Assessment, AwaitingReview, Decision, type Decision as DecisionContract } from 'nestjs-judgment';
 import { Provenance } from 'nestjs-judgment/drivers';
-import { fakeAssessment, ImpureDecision } from 'nestjs-judgment/testing';
+import { fakeAssessment, ImpureDecision, InvalidDecision, NoDefaultDecision } from 'nestjs-judgment/testing';
 import {
   RefundAbuse,
   RefundDecision,

@@ -1,6 +1,7 @@
 // What a threshold suggestion may propose and how it reports (issue 27, point 3): a Review band is never closed, the
 // report says which candidate stopped the fixed sequence and why, and the case-count estimate is honest.
-import { type Assessment, Decision, Evidence, InvalidSuggestion, Judgment, Likelihood } from 'nestjs-judgment';
+import { type Assessment, Decision, Evidence, Judgment, Likelihood } from 'nestjs-judgment';
+import { InvalidSuggestion } from 'nestjs-judgment/calibration';
 import { Assessment as AssessmentValue } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
 import { COMPUTE_ONLY } from '../decision/apply-decision';

@@ -1,16 +1,7 @@
 // One test per rule of `judgment check`: a Judgment (or Decision) that trips it and one that does not.
 import { Test } from '@nestjs/testing';
-import {
-  type CheckFinding,
-  Classification,
-  Decision,
-  Evidence,
-  Judgment,
-  JudgmentCheckFailed,
-  JudgmentModule,
-  Likelihood,
-  Rating,
-} from 'nestjs-judgment';
+import { Classification, Decision, Evidence, Judgment, JudgmentModule, Likelihood, Rating } from 'nestjs-judgment';
+import { type CheckFinding, JudgmentCheckFailed } from 'nestjs-judgment/testing';
 import { JudgmentChecks } from './judgment-checks.service';
 
 enum Verdict {

@@ -1,4 +1,5 @@
-import { Decision, InvalidDecision } from 'nestjs-judgment';
+import { Decision } from 'nestjs-judgment';
+import { InvalidDecision } from 'nestjs-judgment/testing';
 import { decisionMetadata } from './decision.decorator';
 import { RefundOutcome } from '../testing/fixtures.spec-helpers';
 

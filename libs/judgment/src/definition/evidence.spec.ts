@@ -1,4 +1,5 @@
-import { Evidence, InvalidEvidence, UntrustedText } from 'nestjs-judgment';
+import { Evidence, UntrustedText } from 'nestjs-judgment';
+import { InvalidEvidence } from 'nestjs-judgment/testing';
 import { prepareEvidence } from './evidence';
 
 /** The InvalidEvidence thrown by preparing `evidence` (fails the test when nothing is thrown). */

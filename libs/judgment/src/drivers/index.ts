@@ -2,7 +2,7 @@
 export type { Engine, EngineRequest, EngineResponse, EngineAnswer } from '../engines/engine.interface';
 export type { Question } from '../questions/question';
 export { Provenance } from '../assessment/provenance';
-export type { EngineConnectionOptions } from '../judgment.options';
+export type { EngineConnectionOptions, ConnectionLimits } from '../judgment.options';
 export {
   EngineManager,
   isPinnedModel,
@@ -26,7 +26,8 @@ export {
   type TokenLogprob,
 } from '../engines/openai/option-distribution';
 export { MockEngine, DEFAULT_MOCK_MODEL } from '../engines/mock/mock.engine';
-// The failures a driver throws (also exported from the root, where applications catch them).
+// The failures a driver throws (EngineFailed, EngineRateLimited and EngineBudgetExhausted also from the root, where
+// applications catch them), and the configuration errors of a connection's options.
 export {
   EngineFailed,
   MalformedEngineResponse,
@@ -35,4 +36,8 @@ export {
   EngineRateLimited,
   EngineOverloaded,
   EngineBudgetExhausted,
+  EngineNotConfigured,
+  UnpinnedModel,
+  InvalidConfiguration,
+  InvalidRateLimit,
 } from '../errors';

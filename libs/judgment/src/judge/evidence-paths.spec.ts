@@ -9,9 +9,9 @@ import {
   Judgment,
   JudgmentModule,
   Likelihood,
-  MissingEvidencePath,
   judgmentEntities,
 } from 'nestjs-judgment';
+import { MissingEvidencePath } from 'nestjs-judgment/testing';
 
 @Judgment({ name: 'names-missing-path' })
 class NamesMissingPath implements Judgment {

@@ -1,4 +1,5 @@
-import { Classification, InvalidQuestion, NONE_LABEL } from 'nestjs-judgment';
+import { Classification, NONE_LABEL } from 'nestjs-judgment';
+import { InvalidQuestion } from 'nestjs-judgment/testing';
 
 enum Department {
   Billing = 'billing',

@@ -1,4 +1,5 @@
-import { InvalidQuestion, Likelihood, LikelihoodSet } from 'nestjs-judgment';
+import { Likelihood, LikelihoodSet } from 'nestjs-judgment';
+import { InvalidQuestion } from 'nestjs-judgment/testing';
 import { likelihoodsOf } from './question';
 import { HARM_QUESTIONS, Harm } from '../testing/fixtures.spec-helpers';
 

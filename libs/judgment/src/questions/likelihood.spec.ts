@@ -1,4 +1,5 @@
-import { InvalidQuestion, Likelihood } from 'nestjs-judgment';
+import { Likelihood } from 'nestjs-judgment';
+import { InvalidQuestion } from 'nestjs-judgment/testing';
 
 describe('Likelihood', () => {
   it('Likelihood.that() keeps its text, with no criteria', () => {

@@ -1,4 +1,5 @@
-import { Classification, InvalidQuestion, Likelihood, Rating } from 'nestjs-judgment';
+import { Classification, Likelihood, Rating } from 'nestjs-judgment';
+import { InvalidQuestion } from 'nestjs-judgment/testing';
 import { expandQuestions, readQuestions } from './question';
 
 describe('readQuestions()', () => {

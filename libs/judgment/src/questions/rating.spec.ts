@@ -1,4 +1,5 @@
-import { InvalidQuestion, Rating } from 'nestjs-judgment';
+import { Rating } from 'nestjs-judgment';
+import { InvalidQuestion } from 'nestjs-judgment/testing';
 
 const levels = (n: number) => Array.from({ length: n }, (_, i) => `Level ${i}`);
 

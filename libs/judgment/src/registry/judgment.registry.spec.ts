@@ -1,4 +1,5 @@
-import { Decision, DuplicateJudgmentName, Judgment, Likelihood, UnknownJudgmentName } from 'nestjs-judgment';
+import { Decision, Judgment, Likelihood } from 'nestjs-judgment';
+import { DuplicateJudgmentName, UnknownJudgmentName } from 'nestjs-judgment/testing';
 import { JudgmentRegistry } from './judgment.registry';
 import {
   RefundAbuse,

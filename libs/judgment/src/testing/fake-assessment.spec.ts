@@ -1,4 +1,4 @@
-import { Judgment, Rating, UndeclaredLabel, UndeclaredQuestion, WrongQuestionKind } from 'nestjs-judgment';
+import { Judgment, Rating } from 'nestjs-judgment';
 import {
   DEFAULT_FAKE_CONFIDENCE,
   FakeAssessmentBuilder,
@@ -6,6 +6,9 @@ import {
   InvalidProbability,
   UndeclaredLevel,
   UnscriptedQuestion,
+  UndeclaredLabel,
+  UndeclaredQuestion,
+  WrongQuestionKind,
 } from 'nestjs-judgment/testing';
 import { Department, Harm, RefundAbuse, SupportTicket, aRefund, aTicket } from './fixtures.spec-helpers';
 

@@ -7,13 +7,11 @@ import {
   AssessmentFailed,
   Decision,
   EngineFailed,
-  AnswerSource,
   EngineRateLimited,
   Judge,
   JudgmentModule,
   ReviewRequested,
   Unassessed,
-  UndeclaredQuestion,
 } from 'nestjs-judgment';
 import {
   FakeJudge,
@@ -27,6 +25,8 @@ import {
   ExhaustedSequence,
   ImpureDecision,
   UnscriptedJudgment,
+  AnswerSource,
+  UndeclaredQuestion,
 } from 'nestjs-judgment/testing';
 import {
   Department,

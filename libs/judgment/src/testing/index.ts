@@ -17,7 +17,12 @@ export {
   type ScriptedAnswers,
   type SingleScript,
 } from './scripts';
-// The errors the fakes throw: a test may expect them.
+// The Engine boundary's seam the fake replaces (`overrideProvider(AnswerSource).useValue(fakeJudge(scripts))`).
+export { AnswerSource } from '../judge/answer-source';
+// `judgment check` as a test: `app.get(JudgmentChecks).run()` in the app's suite fails on what startup would refuse.
+export { JudgmentChecks } from '../checks/judgment-checks.service';
+export type { CheckFinding, CheckReport, CheckSeverity } from '../errors';
+// The errors the fakes throw, and those of declarations and configuration: a test may expect them.
 export {
   JudgmentAssertionError,
   ImpureDecision,
@@ -27,4 +32,22 @@ export {
   InvalidScript,
   InvalidProbability,
   UndeclaredLevel,
+  JudgmentCheckFailed,
+  InvalidQuestion,
+  InvalidEvidence,
+  MissingEvidencePath,
+  InvalidJudgment,
+  InvalidDecision,
+  DuplicateJudgmentName,
+  NoDefaultDecision,
+  UnknownJudgmentName,
+  UnknownDecision,
+  UndeclaredQuestion,
+  WrongQuestionKind,
+  UndeclaredLabel,
+  UnqueueableJudgment,
+  InvalidConfiguration,
+  InvalidRateLimit,
+  EngineNotConfigured,
+  UnpinnedModel,
 } from '../errors';

@@ -1,0 +1,19 @@
+// `nestjs-judgment/calibration`: measuring Decisions against labelled cases before anyone trusts their thresholds,
+// suggesting thresholds, the calibration lock the app runs under, and the audit agreement that watches it.
+export { Calibration, type CalibrationRunOptions } from './calibration.service';
+export { CalibrationReport, type TemperatureResult } from './calibration.report';
+export {
+  CalibrationSuggestion,
+  type SuggestOptions,
+  type ThresholdSuggestion,
+  type CandidateFigures,
+  SUGGESTION_METHOD,
+  SUGGESTION_ASSUMPTION,
+} from './threshold-suggestion';
+export { LabelledCase } from './labelled-case';
+export { fitTemperature, type TemperatureFit, type TemperatureSample } from './temperature-fit';
+export { lockCalibration } from './calibration-lock.update';
+export { CalibrationLock, type LockedDecision, type LockedIdentity } from '../lock/calibration-lock';
+export { type AuditAgreement, auditAgreements } from '../lock/audit-agreement';
+export type { CalibrationOptions, DriftPolicy } from '../judgment.options';
+export { InvalidCalibration, InvalidCalibrationLock, InvalidSuggestion } from '../errors';

@@ -139,8 +139,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    // Specs and type tests may reach anything (they import internals from their source files on purpose).
-    exclude: { path: '\\.spec\\.ts$|\\.spec-helpers\\.ts$|\\.type-test\\.ts$' },
+    // Specs may reach anything (they import internals from their source files on purpose). Type tests live in test/.
+    exclude: { path: '\\.spec\\.ts$|\\.spec-helpers\\.ts$' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

@@ -1,5 +1,6 @@
 /*
- * Compile-time typing of Assessments, fakes and Decisions. Not a Jest test: `tsc -p tsconfig.json --noEmit` checks it.
+ * Compile-time typing of Assessments, fakes and Decisions, as an app sees them. Not a Jest test: `npm run typecheck`
+ * (`tsc -p tsconfig.json --noEmit`) checks it. It lives with the tests, outside the library's folders.
  * Each `// @ts-expect-error` line must be a type error (tsc fails if it compiles); every other line must compile.
  * Nothing here is meant to run.
  */
@@ -9,7 +10,7 @@ import {
   type LikelihoodAnswer,
   type LikelihoodSetAnswer,
   type RatingAnswer,
-} from './answers';
+} from '../../libs/judgment/src/assessment/answers';
 import { fakeAssessment } from 'nestjs-judgment/testing';
 
 enum Department {

@@ -12,8 +12,6 @@ export type { AssessResult, JudgmentTypeConfig } from './judge/judge.types';
 export { Judgment, judgmentName } from './definition/judgment.decorator';
 export { Decision } from './decision/decision.decorator';
 export { decisionThresholds, withThresholds, type Thresholds } from './decision/thresholds';
-export type { DecisionTrace, TraceComparison } from './decision/decision-trace';
-export type { TracedRead } from './assessment/reading-trace';
 export type { Outcome } from './definition/outcome';
 export { Evidence, UntrustedText, type EvidenceMap } from './definition/evidence';
 export { Likelihood } from './questions/likelihood';

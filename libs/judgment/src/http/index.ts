@@ -13,6 +13,8 @@ export { judgmentValidationPipe } from './validation';
 export type { ReviewPage } from './judgment-reviews.controller';
 export type { AuditPage } from './judgment-audits.controller';
 export type { RecordPage } from './record-page';
+export type { DecisionTrace, TraceComparison } from '../decision/decision-trace';
+export type { TracedRead } from '../assessment/reading-trace';
 export type {
   AuditSummary,
   AuditView,

@@ -2,8 +2,10 @@
 // and a round that fails after some of its Questions were answered (the openai driver asks one request per Question)
 // records those answers with the failure; a retry of the same Judgment asks only the others. PostgreSQL, the
 // simulator's OpenAI mode over HTTP.
-import { Evidence, InvalidJudgment, Judgment, Likelihood, MalformedEngineResponse } from 'nestjs-judgment';
+import { Evidence, Judgment, Likelihood } from 'nestjs-judgment';
 import { type RunningOpenAiSimulator, startOpenAiSimulator } from 'nestjs-judgment/simulator';
+import { InvalidJudgment } from 'nestjs-judgment/testing';
+import { MalformedEngineResponse } from 'nestjs-judgment/drivers';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { PG } from '../support/postgres';

@@ -241,12 +241,9 @@ describe('Calibration', () => {
       expect(report.results[0]).toMatchObject({ cases: 2, automatic: 2, correct: 2, identity: { language: 'en' } });
     });
 
-    it('names the case index and the field of a misspelled Subject attribute (issue 31)', async () => {
-      const path = dataset('misspelled.json', [
-        { subject: { item: 'Lamp', amount: 20, explanation: 'abusive=0.1' }, expected: 'approve' },
-        { subject: { item: 'Lamp', amount: 20, explantion: 'abusive=0.1' }, expected: 'approve' },
-      ]);
-      const error = await calibration
+    /** The error a run over the dataset at `path` stops with. */
+    const refusalOf = (path: string) =>
+      calibration
         .for(RefundAbuse)
         .fromDataset(path)
         .run()
@@ -254,6 +251,13 @@ describe('Calibration', () => {
           () => new Error('the run did not stop'),
           (thrown: unknown) => thrown as Error,
         );
+
+    it('names the case index and the field of a misspelled Subject attribute (issue 31)', async () => {
+      const path = dataset('misspelled.json', [
+        { subject: { item: 'Lamp', amount: 20, explanation: 'abusive=0.1' }, expected: 'approve' },
+        { subject: { item: 'Lamp', amount: 20, explantion: 'abusive=0.1' }, expected: 'approve' },
+      ]);
+      const error = await refusalOf(path);
       expect(error).toBeInstanceOf(InvalidCalibration);
       expect(error.message).toBe(
         `The case at index 1 of the dataset ${path} gives the Subject Refund the field "explantion", which it does ` +
@@ -267,14 +271,7 @@ describe('Calibration', () => {
         { subject: { item: 'Lamp', amount: 20, explanation: 'abusive=0.1' }, expected: 'approve' },
         { subject: { item: 'Lamp', amount: 20 }, expected: 'approve' },
       ]);
-      const error = await calibration
-        .for(RefundAbuse)
-        .fromDataset(path)
-        .run()
-        .then(
-          () => new Error('the run did not stop'),
-          (thrown: unknown) => thrown as Error,
-        );
+      const error = await refusalOf(path);
       expect(error).toBeInstanceOf(InvalidCalibration);
       expect(error.message).toMatch(
         new RegExp(

@@ -148,7 +148,7 @@ const KEY_VARIABLES: Readonly<Record<string, string>> = {
  * (model, request id, reasons, the raw body), before reading it; a key this short would occur in ordinary answers and
  * blank parts of them (a one-character key made every answer unreadable, and its usage went unmetered).
  */
-export const MIN_KEY_LENGTH = 8;
+const MIN_KEY_LENGTH = 8;
 
 /** Refuses a key too short to be blanked from responses without corrupting them (see MIN_KEY_LENGTH). */
 function checkKeyBlankable(connection: string, key: string): void {

@@ -20,7 +20,7 @@ import { TEXT_COLUMN_LENGTH, unstorableText } from './storable-text';
 import { type EntityReference, entityReference, isEntity } from './entity-reference';
 
 /** The largest record id: the id column is a 32-bit integer, so no record has a greater one. */
-export const MAX_RECORD_ID = 2 ** 31 - 1;
+const MAX_RECORD_ID = 2 ** 31 - 1;
 
 /** The resolver recorded when a deadline resolves a Review: the system, for the reason `deadline`. */
 export const DEADLINE_RESOLVER = { resolverType: 'system', resolverId: 'deadline' } as const;

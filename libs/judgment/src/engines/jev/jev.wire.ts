@@ -144,7 +144,7 @@ export function sumTolerance(options: number): number {
  * Whether probabilities summing to `sum` are within the tolerance of 1. The comparison allows floating-point error
  * (0.53 + 0.17 + 0.17 + 0.15 is 1.0200000000000002 in doubles): a sum of exactly the stated tolerance is accepted.
  */
-export function sumsToOne(sum: number, options: number): boolean {
+function sumsToOne(sum: number, options: number): boolean {
   return Math.abs(sum - 1) <= sumTolerance(options) + 1e-9;
 }
 

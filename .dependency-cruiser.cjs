@@ -67,6 +67,17 @@ const LAYERS = [
 
 const pathOf = (folders) => `${SRC}(${folders.join('|')})`;
 
+/**
+ * The files that still look services up in the app's container (ModuleRef), the same list as eslint.config.mjs's:
+ * the app's ResolutionPolicy and CacheModule store (registered in any module of the app), and the Engine classes
+ * the options name as drivers, created through DI once the options are known.
+ */
+const SERVICE_LOCATION_LEFT = [
+  `${SRC}review/resolution-policy\\.ts$`,
+  `${SRC}cache/assessment\\.cache\\.ts$`,
+  `${SRC}judgment-core\\.module\\.ts$`,
+];
+
 const upwardRules = LAYERS.slice(0, -1).map((layer, index) => ({
   name: `layer-${layer.name}-imports-upward`,
   comment: `${layer.name} may import only from ${
@@ -115,6 +126,16 @@ module.exports = {
       // The one exception: the queue's registration loads the optional peers @nestjs/bullmq and bullmq, so the module
       // requires it only when the queue is on. Nothing else imports it, so no cycle can hide behind it.
       to: { dependencyTypes: ['require'], path: SRC, pathNot: `${SRC}queue/queue\\.registration\\.ts$` },
+    },
+    {
+      name: 'no-service-location',
+      comment:
+        'Services are injected, never looked up: only the CLI (loading an app it did not write) and the HTTP adapter ' +
+        '(HttpAdapterHost; ESLint refuses ModuleRef there) import @nestjs/core. SERVICE_LOCATION_LEFT lists what ' +
+        'still reaches the app container, and only shrinks.',
+      severity: 'error',
+      from: { path: SRC, pathNot: [`${SRC}(cli|http)/`, ...SERVICE_LOCATION_LEFT] },
+      to: { path: '(^|/)(node_modules/)?@nestjs/core(/|$)' },
     },
     {
       name: 'no-ambient-context',

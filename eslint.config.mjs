@@ -1,6 +1,30 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const CLI_PACKAGES = ['commander', 'cli-table3', 'cli-progress'].map((name) => ({
+  name,
+  message: 'Only the CLI (libs/judgment/src/cli) may import it: apps that never run the CLI must not load it.',
+}));
+
+const NO_MODULE_REF = {
+  name: '@nestjs/core',
+  importNames: ['ModuleRef'],
+  message: 'No service location: inject what you need through the constructor (@Optional() where it may be absent).',
+};
+
+/**
+ * The files that still reach the app's container with ModuleRef (the same list as no-service-location's in
+ * .dependency-cruiser.cjs): the app's ResolutionPolicy and CacheModule store, which may be registered in any module,
+ * and the Engine classes the options name as drivers, created through DI once the options are known. Only shrinks.
+ */
+const SPECS = ['libs/judgment/src/**/*.spec.ts', 'libs/judgment/src/**/*.spec-helpers.ts'];
+
+const SERVICE_LOCATION_LEFT = [
+  'libs/judgment/src/review/resolution-policy.ts',
+  'libs/judgment/src/cache/assessment.cache.ts',
+  'libs/judgment/src/judgment-core.module.ts',
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '**/dist/**', 'coverage/**', '**/tmp/**'] },
   js.configs.recommended,
@@ -26,17 +50,17 @@ export default tseslint.config(
     },
   },
   {
-    // The CLI's packages load only from the `nestjs-judgment/cli` entry point (cli/cli-dependencies.spec.ts checks it).
+    // The CLI's packages load only from the `nestjs-judgment/cli` entry point (cli/cli-dependencies.spec.ts checks it),
+    // and only the CLI, loading an app it did not write, looks services up with ModuleRef: everything else has them
+    // injected (the layer rule no-service-location keeps @nestjs/core out of the lower layers too).
     files: ['libs/judgment/src/**/*.ts'],
+    ignores: ['libs/judgment/src/cli/**', ...SERVICE_LOCATION_LEFT, ...SPECS],
+    rules: { 'no-restricted-imports': ['error', ...CLI_PACKAGES, NO_MODULE_REF] },
+  },
+  {
+    // Specs build the container by hand, and may hand a service a ModuleRef.
+    files: [...SERVICE_LOCATION_LEFT, ...SPECS],
     ignores: ['libs/judgment/src/cli/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        ...['commander', 'cli-table3', 'cli-progress'].map((name) => ({
-          name,
-          message: 'Only the CLI (libs/judgment/src/cli) may import it: apps that never run the CLI must not load it.',
-        })),
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', ...CLI_PACKAGES] },
   },
 );

@@ -21,6 +21,10 @@ const planted: Record<string, string> = {
   'libs/judgment/src/calibration/sibling.ts': "import { lazy } from '../queue/lazy';\nexport const c = lazy;\n",
   'libs/judgment/src/questions/one.ts': "import type { Two } from './two';\nexport interface One { two?: Two }\n",
   'libs/judgment/src/questions/two.ts': "import type { One } from './one';\nexport interface Two { one?: One }\n",
+  'libs/judgment/src/judge/locates.ts':
+    "import { ModuleRef } from '@nestjs/core';\nexport const find = (ref: ModuleRef) => ref.get('X');\n",
+  'libs/judgment/src/cli/loads-app.ts':
+    "import { ModuleRef } from '@nestjs/core';\nexport const find = (ref: ModuleRef) => ref.get('X');\n",
   'libs/judgment/src/engines/ambient.ts':
     "import { AsyncLocalStorage } from 'node:async_hooks';\nexport const lane = new AsyncLocalStorage<string>();\n",
 };
@@ -83,6 +87,11 @@ describe('layer rules (dependency-cruiser)', () => {
     expect(violations.filter((v) => v.from === 'libs/judgment/src/engines/ambient.ts').map((v) => v.rule.name)).toEqual(
       ['no-ambient-context'],
     );
+  });
+
+  it('@nestjs/core (ModuleRef) below the CLI breaks no-service-location; the CLI loading an app may use it', () => {
+    expect(rulesBroken('judge/locates.ts')).toEqual(['no-service-location']);
+    expect(rulesBroken('cli/loads-app.ts')).toEqual([]);
   });
 
   it('importing a lower layer breaks nothing', () => {

@@ -1,9 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, ForbiddenException, Inject, Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { InvalidConfiguration } from '../errors';
 import type { Reviewer } from '../persistence/reviewer';
-import { ReviewAccess } from '../review/review-access';
+import { AssessmentRecords } from '../records/assessment-records.service';
 import { JUDGMENT_HTTP_OPTIONS } from './judgment-http.module-definition';
 import type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
 import { optionalReviewer, requestReviewer } from './reviewer-from';
@@ -25,7 +24,7 @@ export class CsrfTokens {
 
   constructor(
     @Inject(JUDGMENT_HTTP_OPTIONS) private readonly options: JudgmentHttpOptions,
-    private readonly moduleRef: ModuleRef,
+    private readonly records: AssessmentRecords,
   ) {
     const configured = options.csrfSecret;
     if (configured !== undefined && (typeof configured !== 'string' || configured.length < MIN_SECRET_LENGTH)) {
@@ -61,7 +60,7 @@ export class CsrfTokens {
   /** Who a token is for: the reviewer's recorded type and id, or nobody. */
   private subject(reviewer: Reviewer | null): string {
     if (reviewer === null) return '';
-    const { type, id } = this.moduleRef.get(ReviewAccess, { strict: false }).reviewerReference(reviewer);
+    const { type, id } = this.records.reviewerReference(reviewer);
     return `${type}\n${id}`;
   }
 

@@ -5,7 +5,9 @@ import type { Judgment, JudgmentClass } from '../definition/judgment.decorator';
 import type { Decided } from '../assessment/awaiting-review';
 import type { Outcome } from '../definition/outcome';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
+import type { EntityReference } from '../persistence/entity-reference';
 import type { Reviewer } from '../persistence/reviewer';
+import { ReviewAccess } from '../review/review-access';
 import { type ClaimOptions, ReviewClaims } from '../review/review-claims.service';
 import { ReviewDeadlines } from '../review/review-deadlines.service';
 import { ReviewResolver } from '../review/review-resolver.service';
@@ -26,7 +28,16 @@ export class AssessmentRecords {
     private readonly retention: RecordRetention,
     private readonly claims: ReviewClaims,
     private readonly deadlines: ReviewDeadlines,
+    private readonly access: ReviewAccess,
   ) {}
+
+  /**
+   * The `{ type, id }` a reviewer is recorded under (as resolver, auditor or claim holder): a saved entity's name and
+   * primary key, or the `{ type, id }` given. InvalidReviewer when it is neither, or does not fit the columns.
+   */
+  reviewerReference(reviewer: Reviewer): EntityReference {
+    return this.access.reviewerReference(reviewer);
+  }
 
   /**
    * Replay: the Assessment the record holds, over `judgment` or one constructed from the record's Subject. It is not

@@ -38,6 +38,9 @@ const LAYERS = [
   { name: 'persistence', folders: ['persistence/'] },
   // Events carry records; the judge announces and caches, so events and the cache sit below it.
   { name: 'events-cache', folders: ['events/', 'cache/'] },
+  // The signal-collapse guard: watches each connection and model's recent answers against the lock's figures; the
+  // judge feeds it, and deciding asks it.
+  { name: 'signal', folders: ['signal/'] },
   // Where a decided case goes: the guards (calibration drift, the audit sample) and the router that asks them and
   // computes the decision plan. Policy only: recording carries the plan out.
   { name: 'routing', folders: ['routing/'] },

@@ -39,6 +39,7 @@ import { declareTimeZones } from './persistence/time-columns';
 import { AuditSampler } from './routing/audit.sampler';
 import { CalibrationGuard } from './routing/calibration.guard';
 import { DecisionRouter } from './routing/decision.router';
+import { SignalGuard } from './signal/signal.guard';
 import { Recorder } from './recording/recorder';
 import { AssessmentRecords } from './records/assessment-records.service';
 import { RecordQueries } from './records/record-queries.service';
@@ -69,6 +70,7 @@ const SERVICES: Provider[] = [
   RecordWriter,
   Recorder,
   CalibrationGuard,
+  SignalGuard,
   AuditSampler,
   DecisionRouter,
   Replay,

@@ -47,10 +47,19 @@ export function lockCalibration(lock: CalibrationLock, report: CalibrationReport
           ),
           dataset: context.dataset,
           calibratedAt: context.calibratedAt,
+          signal: result.signal && {
+            answers: result.signal.answers,
+            certainShare: round(result.signal.certainShare),
+            meanEntropy: round(result.signal.meanEntropy),
+          },
         };
       }),
     };
     updated = updated.with(context.judgment, entry);
   }
   return updated;
+}
+
+function round(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
 }

@@ -1,4 +1,5 @@
 import type { Interval, ReliabilityBin } from './scoring';
+import type { SignalFigures } from '../lock/signal-figures';
 
 /** Results never mix: one result per Questions fingerprint × model × Decision × version × language. */
 export interface CalibrationIdentity {
@@ -67,6 +68,8 @@ export interface CalibrationResultFields {
   readonly scores: readonly LikelihoodScore[];
   /** What to be careful about when reading the numbers (e.g. a small sample). */
   readonly warnings: readonly string[];
+  /** How much signal the answers carried (the lock stores it for the signal-collapse guard); null without answers. */
+  readonly signal: SignalFigures | null;
 }
 
 /** How one Decision did in one group of cases. */
@@ -84,6 +87,7 @@ export class CalibrationResult implements CalibrationResultFields {
   readonly bands!: readonly CalibrationBand[];
   readonly scores!: readonly LikelihoodScore[];
   readonly warnings!: readonly string[];
+  readonly signal!: SignalFigures | null;
 
   constructor(fields: CalibrationResultFields) {
     Object.assign(this, deepFreeze(fields));
@@ -105,6 +109,7 @@ export class CalibrationResult implements CalibrationResultFields {
       reviewRateInterval: this.reviewRateInterval,
       accuracyInterval: this.accuracyInterval,
       scores: this.scores,
+      signal: this.signal,
       warnings: this.warnings,
     };
   }

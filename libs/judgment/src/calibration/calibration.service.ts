@@ -32,6 +32,7 @@ import { type LoadedCases, datasetCases, resolutionCases } from './case-sources'
 import { LabelledCase } from './labelled-case';
 import { describeValue } from './describe-value';
 import { fitTemperatures } from './temperature-fit';
+import { answerSignals } from '../lock/signal-figures';
 
 /** Cases in flight when neither `.concurrency()` nor the module option `calibration.concurrency` says otherwise. */
 export { DEFAULT_CALIBRATION_CONCURRENCY } from '../judgment.defaults';
@@ -357,6 +358,8 @@ export class CalibrationBuilder<J extends Judgment> {
       const model =
         answer instanceof EngineFailed ? (reported.get(engine) ?? engine.model()) : answer.assessment.provenance.model;
       const measures = answer instanceof EngineFailed ? [] : measuresOf(answer.assessment, item.questions);
+      const signals =
+        answer instanceof EngineFailed ? [] : answerSignals(item.questions, answer.assessment.encodedAnswers());
       const identityOf = (decision: ResolvedDecision): CalibrationIdentity => ({
         questions: item.fingerprint,
         model,
@@ -384,6 +387,7 @@ export class CalibrationBuilder<J extends Judgment> {
           sentToReview: decision.metadata.review.has(outcome),
           measures,
           truth: item.labelled.truth,
+          signals,
         });
       });
     }

@@ -1,5 +1,6 @@
 import type { ClassificationAnswer, LikelihoodAnswer, LikelihoodSetAnswer, RatingAnswer } from '../assessment/answers';
 import type { Assessment } from '../assessment/assessment';
+import { type AnswerSignal, signalFigures } from '../lock/signal-figures';
 import type { QuestionMap } from '../questions/question';
 import {
   type CalibrationBand,
@@ -39,6 +40,8 @@ export interface DecidedCase {
   readonly sentToReview: boolean;
   readonly measures: readonly Measure[];
   readonly truth: CaseTruth;
+  /** The figures of each of the case's answers (`answerSignals`), for the lock's signal figures. */
+  readonly signals: readonly AnswerSignal[];
 }
 
 interface Counts {
@@ -59,6 +62,7 @@ interface GroupTally extends Counts {
   measureOrder: string[];
   bands: Map<string, Map<number, BandTally>>;
   forecasts: Map<string, Forecast[]>;
+  signals: AnswerSignal[];
 }
 
 /** An Assessment read by plain string keys (the keys come from its own Questions). */
@@ -118,6 +122,7 @@ export class CalibrationTally {
   decided(identity: CalibrationIdentity, decided: DecidedCase): void {
     const group = this.group(identity);
     count(group, decided);
+    group.signals.push(...decided.signals);
     for (const measure of decided.measures) {
       if (!group.bands.has(measure.key)) {
         group.bands.set(measure.key, new Map());
@@ -164,6 +169,7 @@ export class CalibrationTally {
         measureOrder: [],
         bands: new Map(),
         forecasts: new Map(),
+        signals: [],
       };
       this.groups.set(key, group);
     }
@@ -232,5 +238,6 @@ function result(group: GroupTally): CalibrationResult {
     bands,
     scores,
     warnings,
+    signal: signalFigures(group.signals),
   });
 }

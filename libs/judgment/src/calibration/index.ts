@@ -1,5 +1,6 @@
 // `nestjs-judgment/calibration`: measuring Decisions against labelled cases before anyone trusts their thresholds,
-// suggesting thresholds, the calibration lock the app runs under, and the audit agreement that watches it.
+// suggesting thresholds, the calibration lock the app runs under, and what watches it: the audit agreement and the
+// signal-collapse guard's event.
 export { Calibration, type CalibrationRunOptions } from './calibration.service';
 export { CalibrationReport, type TemperatureResult } from './calibration.report';
 export {
@@ -15,5 +16,7 @@ export { fitTemperature, type TemperatureFit, type TemperatureSample } from './t
 export { lockCalibration } from './calibration-lock.update';
 export { CalibrationLock, type LockedDecision, type LockedIdentity } from '../lock/calibration-lock';
 export { type AuditAgreement, auditAgreements } from '../lock/audit-agreement';
+export type { SignalFigures } from '../lock/signal-figures';
+export { SignalCollapsed } from '../events/judgment.events';
 export type { CalibrationOptions, DriftPolicy } from '../judgment.options';
 export { InvalidCalibration, InvalidCalibrationLock, InvalidSuggestion } from '../errors';

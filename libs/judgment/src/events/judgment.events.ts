@@ -7,6 +7,7 @@ import type { EngineFailed } from '../errors';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { Reviewer } from '../persistence/reviewer';
 import type { AuditAgreement } from '../lock/audit-agreement';
+import type { SignalFigures } from '../lock/signal-figures';
 
 /** An Engine answered (or the cache did) and the Assessment was recorded when persistence is on. */
 export class AssessmentCompleted<J extends Judgment = Judgment> {
@@ -146,6 +147,28 @@ export class CalibrationDrifted {
   ) {}
 }
 
+/**
+ * The answers of a connection and model stopped carrying the signal they had when calibrated: over its recent
+ * answers, far more are near-certain and their entropy fell (the rule of `collapseReason`). Fires once when the
+ * collapse begins in a process, again only after it ended; with `calibration.onDrift: 'review'` the automatic Outcomes
+ * decided on its answers go to Review while it lasts.
+ */
+export class SignalCollapsed {
+  static readonly NAME = 'judgment.signal.collapsed';
+  constructor(
+    readonly connection: string,
+    readonly model: string,
+    /** Why, in one sentence with the figures. */
+    readonly reason: string,
+    /** The recent answers' figures, and the calibration run's they were compared with. */
+    readonly live: SignalFigures,
+    readonly calibrated: SignalFigures,
+    readonly policy: 'review' | 'warn',
+    /** The lock file the calibrated figures come from. */
+    readonly lock: string,
+  ) {}
+}
+
 /** An automatic Outcome was sampled for an audit: it stands (its Actions run), and a reviewer is asked to check it. */
 export class AuditRequested<J extends Judgment = Judgment, O extends Outcome = Outcome> {
   static readonly NAME = 'judgment.audit.requested';
@@ -195,6 +218,7 @@ export type JudgmentEvent =
   | ReviewReleased
   | ReviewExpired
   | CalibrationDrifted
+  | SignalCollapsed
   | AuditRequested
   | AuditResolved
   | AgreementDropped;

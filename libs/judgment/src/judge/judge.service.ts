@@ -20,6 +20,7 @@ import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import { RecordWriter } from '../persistence/record.writer';
 import { Recorder } from '../recording/recorder';
+import { SignalGuard } from '../signal/signal.guard';
 import type { RecordLink } from '../recording/record-link';
 import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
 import { judgmentInstruments } from '../telemetry/judgment.metrics';
@@ -79,6 +80,7 @@ export class Judge implements Attempter {
     private readonly events: JudgmentEventsPublisher,
     private readonly logger: JudgmentLogger,
     @Inject(JUDGMENT_DISPATCH) private readonly dispatcher: DispatchStrategy,
+    private readonly signal: SignalGuard,
   ) {
     this.throwOnFailure = options.throwOnFailure;
     this.evidencePaths = new EvidencePathWarnings(options.strictEvidencePaths, logger);
@@ -167,6 +169,8 @@ export class Judge implements Attempter {
         key: keyOf,
       });
     }
+    // A fresh round of a real Engine (not a cache hit, not scripted answers): the signal-collapse guard watches it.
+    if (!attempt.chosen.scripted) await this.signal.observe(assessment);
     return this.answered(judgment, attempt, assessment, link, cacheKey);
   }
 

@@ -41,6 +41,20 @@ describe('CalibrationLock', () => {
     expect(read.judgmentNames()).toEqual(['refund-abuse']);
   });
 
+  it('round-trips the signal figures, and reads a lock written before them (no signal)', () => {
+    const file = join(folder(), 'judgment.lock.json');
+    const signal = { answers: 60, certainShare: 0.05, meanEntropy: 0.42 };
+    const measured = { ...entry, identities: [{ ...identity, signal }] };
+    CalibrationLock.empty(file).with('refund-abuse', measured).write();
+    expect(CalibrationLock.read(file).entry('refund-abuse', 'RefundDecision', '3')?.identities[0].signal).toEqual(
+      signal,
+    );
+    CalibrationLock.empty(file).with('refund-abuse', entry).write();
+    expect(
+      CalibrationLock.read(file).entry('refund-abuse', 'RefundDecision', '3')?.identities[0].signal,
+    ).toBeUndefined();
+  });
+
   it('writes keys in a stable sorted order, whatever order they were given in', () => {
     const file = join(folder(), 'judgment.lock.json');
     const reordered = { ...entry, thresholds: { escalate: 0.26, reject: 0.64 } };
@@ -186,6 +200,24 @@ describe('CalibrationLock', () => {
       withIdentity((i) => (i.questions = 'abc')),
       `${AT}.identities[0].questions`,
       /must be a SHA-256 fingerprint/,
+    ],
+    [
+      'signal figures with a share above 1',
+      withIdentity((i) => (i.signal = { answers: 60, certainShare: 1.5, meanEntropy: 0.4 })),
+      `${AT}.identities[0].signal.certainShare`,
+      /must be a number in \[0, 1\]/,
+    ],
+    [
+      'signal figures with no answers',
+      withIdentity((i) => (i.signal = { answers: 0, certainShare: 0, meanEntropy: 0 })),
+      `${AT}.identities[0].signal.answers`,
+      /must be a whole number of 1 or more/,
+    ],
+    [
+      'signal figures with a field of another format',
+      withIdentity((i) => (i.signal = { answers: 60, certainShare: 0.1, meanEntropy: 0.4, top: 0.9 })),
+      `${AT}.identities[0].signal.top`,
+      /is not a field of a calibration lock/,
     ],
     [
       'an unknown field (a typo)',

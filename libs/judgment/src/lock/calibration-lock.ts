@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { InvalidCalibrationLock } from '../errors';
+import type { SignalFigures } from './signal-figures';
 
 /** What marks a file as a nestjs-judgment calibration lock. */
 export const LOCK_KIND = 'nestjs-judgment calibration lock';
@@ -37,6 +38,11 @@ export interface LockedIdentity {
   readonly expectedCalibrationError: Readonly<Record<string, number | null>>;
   /** SHA-256 of the labelled cases (the dataset file, or the Resolutions read), or null. */
   readonly dataset: string | null;
+  /**
+   * How much signal the calibration run's answers carried (near-certain share, mean entropy), which the
+   * signal-collapse guard compares live answers with; null or absent in locks written before it.
+   */
+  readonly signal?: SignalFigures | null;
   /** When the calibration ran (ISO 8601). */
   readonly calibratedAt: string;
 }
@@ -183,6 +189,7 @@ const IDENTITY_FIELDS = [
   'expectedCalibrationError',
   'dataset',
   'calibratedAt',
+  'signal',
 ];
 const ROOT_FIELDS = ['kind', 'format', 'judgments'];
 
@@ -314,6 +321,22 @@ function parseIdentity(where: string, raw: unknown, fail: Fail): LockedIdentity 
       if (score !== null && !isShare(score)) {
         fail(`${where}.${field}.${likelihood}`, `must be a number in [0, 1] or null${got(score)}.`);
       }
+    }
+  }
+  const signal = value.signal;
+  if (signal !== undefined && signal !== null) {
+    const at = `${where}.signal`;
+    if (!isObject(signal)) fail(at, `must be { "answers", "certainShare", "meanEntropy" } or null${got(signal)}.`);
+    onlyFields(at, signal as Json, ['answers', 'certainShare', 'meanEntropy'], fail);
+    const { answers, certainShare, meanEntropy } = signal as Json;
+    if (typeof answers !== 'number' || !Number.isInteger(answers) || answers < 1) {
+      fail(`${at}.answers`, `must be a whole number of 1 or more${got(answers)}.`);
+    }
+    for (const [field, share] of [
+      ['certainShare', certainShare],
+      ['meanEntropy', meanEntropy],
+    ] as const) {
+      if (!isShare(share)) fail(`${at}.${field}`, `must be a number in [0, 1]${got(share)}.`);
     }
   }
   return value as unknown as LockedIdentity;

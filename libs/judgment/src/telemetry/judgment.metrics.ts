@@ -24,6 +24,8 @@ export interface JudgmentInstruments {
   readonly drifts: Counter;
   /** Audits by `judgment.audit.event` (`requested`, `agreed`, `disagreed`), Judgment and Decision. */
   readonly audits: Counter;
+  /** Signal collapses begun, by `judgment.connection` and `gen_ai.response.model`. */
+  readonly signalCollapses: Counter;
 }
 
 let provider: MeterProvider | null = null;
@@ -68,6 +70,9 @@ export function judgmentInstruments(): JudgmentInstruments {
     }),
     audits: meter.createCounter('judgment.audits', {
       description: 'Audits of automatic Outcomes: requested, then agreed or disagreed when resolved.',
+    }),
+    signalCollapses: meter.createCounter('judgment.signal.collapses', {
+      description: "Collapses of an Engine's signal (near-certain answers, low entropy) against its calibration.",
     }),
   };
   return instruments;

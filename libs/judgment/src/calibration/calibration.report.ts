@@ -68,7 +68,10 @@ export interface CalibrationResultFields {
   readonly scores: readonly LikelihoodScore[];
   /** What to be careful about when reading the numbers (e.g. a small sample). */
   readonly warnings: readonly string[];
-  /** How much signal the answers carried (the lock stores it for the signal-collapse guard); null without answers. */
+  /**
+   * How much signal the answers carried: the lock stores it for the signal-collapse guard (not in the report's JSON,
+   * which keeps the reference's shape); null without answers.
+   */
   readonly signal: SignalFigures | null;
 }
 
@@ -109,7 +112,6 @@ export class CalibrationResult implements CalibrationResultFields {
       reviewRateInterval: this.reviewRateInterval,
       accuracyInterval: this.accuracyInterval,
       scores: this.scores,
-      signal: this.signal,
       warnings: this.warnings,
     };
   }

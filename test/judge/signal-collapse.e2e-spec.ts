@@ -1,13 +1,15 @@
 // The signal-collapse guard end to end: calibrate over the simulator's OpenAI mode, lock (the lock keeps the run's
 // near-certain share and mean entropy), then run the app under the lock while the simulated model collapses (every
-// answer at about 100 %): SignalCollapsed fires once, the metric counts it, and the guard holds it until the answers
-// carry their signal again.
+// answer at about 100 %): SignalCollapsed fires once, the metric counts it, the guard holds it until the answers carry
+// their signal again, and with onDrift 'review' the caller's outcome() awaits Review (the record on PostgreSQL says
+// why).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import {
+  AwaitingReview,
   Classification,
   Decision,
   Evidence,
@@ -33,7 +35,7 @@ import {
   registerTelemetry,
   unregisterTelemetry,
 } from '../telemetry/telemetry.fixtures';
-import { type Harness, startApp } from './support';
+import { type Harness, SuiteDatabase, startApp } from './support';
 
 enum TicketOutcome {
   Close = 'close',
@@ -73,22 +75,24 @@ class CollapseLog {
 }
 
 let sim: RunningOpenAiSimulator;
+let db: SuiteDatabase;
 let lockFile: string;
 let telemetry: Telemetry;
 const harnesses: Harness[] = [];
 
-const options = (calibration: JudgmentModuleOptions['calibration'] = {}): JudgmentModuleOptions => ({
+const options = (calibration: JudgmentModuleOptions['calibration'] = {}, persist = false): JudgmentModuleOptions => ({
   engine: 'openai',
-  persistence: { enabled: false },
+  persistence: { enabled: persist },
   calibration,
   engines: { openai: { driver: 'openai', url: sim.url, model: sim.model, timeout: 5, retries: 0 } },
 });
 
-async function app(calibration?: JudgmentModuleOptions['calibration']): Promise<Harness> {
+/** An app on the simulator under `calibration`; with `persist`, its records on the suite's PostgreSQL database. */
+async function app(calibration?: JudgmentModuleOptions['calibration'], persist = false): Promise<Harness> {
   const harness = await startApp({
-    typeOrm: null,
-    options: options(calibration),
-    extras: { dataSource: false },
+    typeOrm: persist ? db.typeOrm('postgres') : null,
+    options: options(calibration, persist),
+    extras: persist ? {} : { dataSource: false },
     judgments: [TicketCheck],
     providers: [CollapseLog],
   });
@@ -115,6 +119,7 @@ const collapses = async () =>
 
 beforeAll(async () => {
   telemetry = registerTelemetry();
+  db = await SuiteDatabase.create('judgment_signal_collapse_branch_openai');
   sim = await startOpenAiSimulator();
   lockFile = join(mkdtempSync(join(tmpdir(), 'signal-collapse-')), 'judgment.lock.json');
   // Calibrate on the answering model and lock, as `judgment eval --lock` does.
@@ -136,6 +141,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await unregisterTelemetry(telemetry);
+  await db?.close();
   await sim?.stop();
 });
 
@@ -180,11 +186,31 @@ describe('the signal-collapse guard', () => {
     expect(log.collapsed).toHaveLength(1);
   });
 
-  it("with onDrift 'review' the collapse's policy is review, and 'off' watches nothing", async () => {
-    const reviewing = await app({ lock: lockFile, onDrift: 'review' });
+  it("with onDrift 'review', a caller's outcome() awaits Review while the signal is collapsed; the record says why", async () => {
+    await db.reset();
+    const harness = await app({ lock: lockFile, onDrift: 'review' }, true);
+    const calm = await assess(harness, 20);
+    expect(Object.values(TicketOutcome)).toContain(await calm.outcome());
+
     sim.behave('collapsed');
-    const assessment = await assess(reviewing, 40);
-    expect(reviewing.app.get(SignalGuard).check(assessment)?.policy).toBe('review');
+    const collapsed = await assess(harness, 40, 20);
+    const decided = await collapsed.outcome();
+    expect(decided).toBeInstanceOf(AwaitingReview);
+    const awaiting = decided as AwaitingReview<TicketOutcome>;
+    expect(awaiting.is('collapse')).toBe(true);
+    expect(awaiting.reason.text).toContain('Signal collapse (connection "openai"');
+    expect(Object.values(TicketOutcome)).toContain(awaiting.outcome);
+    const record = (await harness.records()).find((row) => row.id === awaiting.recordId);
+    expect(record).toMatchObject({ reviewCause: 'collapse', outcome: awaiting.outcome });
+    expect(record?.reviewReason).toContain('were above 0.999');
+  });
+
+  it("with onDrift 'warn' the Outcome acts though the collapse is announced, and 'off' watches nothing", async () => {
+    const warning = await app({ lock: lockFile, onDrift: 'warn' });
+    sim.behave('collapsed');
+    const announced = await assess(warning, 40);
+    expect(warning.app.get(CollapseLog).collapsed).toHaveLength(1);
+    expect(Object.values(TicketOutcome)).toContain(await announced.outcome());
 
     const off = await app({ lock: lockFile, onDrift: 'off' });
     const unwatched = await assess(off, 40);

@@ -7,6 +7,7 @@ import type { DecisionTrace } from '../decision/decision-trace';
 import type { Outcome } from '../definition/outcome';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { judgmentInstruments } from '../telemetry/judgment.metrics';
+import { SignalGuard } from '../signal/signal.guard';
 import { AuditSampler } from './audit.sampler';
 import { CalibrationGuard, type Drift } from './calibration.guard';
 
@@ -30,20 +31,26 @@ export interface Routing {
 }
 
 /**
- * Where a decided case goes: asks the guards (the drift guard, the audit sample) about one decision and computes its
- * plan with the pure `planDecision`. It writes nothing; the recording side carries the plan out.
+ * Where a decided case goes: asks the guards (the drift guard, the signal-collapse guard, the audit sample) about one
+ * decision and computes its plan with the pure `planDecision`. It writes nothing; the recording side carries the plan
+ * out.
  */
 @Injectable()
 export class DecisionRouter {
   constructor(
     private readonly guard: CalibrationGuard,
     private readonly audits: AuditSampler,
+    private readonly signal: SignalGuard,
   ) {}
 
   route(decided: RoutedDecision): Routing {
     const { assessment, decision, metadata, outcome, trace, inReview, auditable } = decided;
     const drift = this.guard.check(assessment, decision, metadata);
-    const findings: GuardFinding[] = drift ? [this.guard.finding(drift)] : [];
+    const collapse = this.signal.check(assessment);
+    const findings: GuardFinding[] = [
+      ...(drift ? [this.guard.finding(drift)] : []),
+      ...(collapse ? [this.signal.finding(collapse)] : []),
+    ];
     const plan = planDecision({
       outcome,
       decision: metadata,

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { resolve } from 'node:path';
 import type { Assessment } from '../assessment/assessment';
+import type { GuardFinding } from '../decision/decision-plan';
 import { SignalCollapsed } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
@@ -75,6 +76,15 @@ export class SignalGuard {
   check(assessment: Assessment<any>): Collapse | null {
     const key = JSON.stringify([assessment.provenance.engine, assessment.provenance.model]);
     return this.watched.get(key)?.collapse ?? null;
+  }
+
+  /** A collapse as a finding of the decision plan: cause `collapse`, to Review when the policy is 'review'. */
+  finding(collapse: Collapse): GuardFinding {
+    return {
+      cause: 'collapse',
+      text: `Signal collapse (connection "${collapse.connection}", model ${collapse.model}): ${collapse.reason}`,
+      sendsToReview: collapse.policy === 'review',
+    };
   }
 
   /** The watch of a connection and model: null when the lock has no signal figures for it. */

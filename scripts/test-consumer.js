@@ -249,10 +249,11 @@ async function runApp(dir, flavour) {
     processes.push(api);
     assert.deepEqual(await api.exited, { code: 0, signal: null }, 'the API process failed');
     const said = jsonLines(api.lines);
+    // The README's service pattern: a case in Review resolves to an AwaitingReview, which the app's service turns into 'held'.
     assert.equal(
       said.find((line) => line.inline === inline)?.outcome,
-      'review',
-      'the inline post was not sent to Review',
+      'held',
+      'the inline post was not held for Review',
     );
     assert.ok(
       said.some((line) => line.reviewRequested === inline),

@@ -30,6 +30,7 @@ import {
 import {
   openAiErrorReason,
   readCompletion,
+  servesPinned,
   type CompletionReading,
   type ReadingRules,
   type TokenUsage,
@@ -396,11 +397,6 @@ export class OpenAiEngine implements Engine {
       byKey((reading) => reading.model),
     );
   }
-}
-
-/** Whether a server answering as `served` serves the `pinned` model: the same name, or a dated snapshot of it. */
-export function servesPinned(pinned: string, served: string): boolean {
-  return served === pinned || served.startsWith(`${pinned}-`);
 }
 
 /** A Question's options as its answer names them: yes and no, the labels, or the levels. */

@@ -5,7 +5,7 @@ import { redact, shorten } from '../http/foreign-json';
 import { statusError } from '../http/status-errors';
 import { isObject, parseObject } from '../jev/jev.wire';
 import { answerTokens, chatPrompt, completionRequest, MAX_OPTIONS } from './openai.prompt';
-import { openAiErrorReason, readCompletion } from './openai.response';
+import { openAiErrorReason, readCompletion, servesPinned } from './openai.response';
 import { foldToken, PLACEHOLDER_LOGPROB, SUM_TOLERANCE } from './option-distribution';
 
 /** The requests a probe sends: one fixed Likelihood, one fixed Classification, one fixed Rating. */
@@ -363,7 +363,7 @@ function checkAnswers(answers: readonly ProbeAnswer[], finding: Find, target: Pr
 }
 
 function checkModel(target: ProbeTarget, served: string | null, finding: Find): void {
-  if (served === null || served === target.model || served.startsWith(`${target.model}-`)) return;
+  if (served === null || servesPinned(target.model, served)) return;
   finding(
     target.allowAliases ? 'warning' : 'failure',
     'model',

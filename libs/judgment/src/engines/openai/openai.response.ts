@@ -205,3 +205,13 @@ function describe(value: unknown): string {
 function percent(share: number): string {
   return `${(share * 100).toFixed(1)}%`;
 }
+
+/**
+ * Whether a server answering as `served` serves the `pinned` model: the same name, or a dated snapshot of it (the
+ * pinned name followed by nothing but a date: `-2024-08-06`, `-0613`, `-20240620`). Any other suffix is another
+ * model (`gpt-4o` is not `gpt-4o-mini-2024-07-18`).
+ */
+export function servesPinned(pinned: string, served: string): boolean {
+  if (served === pinned) return true;
+  return served.startsWith(pinned) && /^-(\d{4}-\d{2}-\d{2}|\d{4}|\d{8})$/.test(served.slice(pinned.length));
+}

@@ -9,7 +9,7 @@ import type { EngineConnectionOptions } from '../../judgment.options';
 import { Classification, Likelihood, type Question } from '../../questions';
 import type { EngineRequest } from '../engine.interface';
 import { OpenAiEngine } from './openai.engine';
-import { readCompletion, type ReadingRules } from './openai.response';
+import { readCompletion, servesPinned, type ReadingRules } from './openai.response';
 
 let llama: RunningOpenAiSimulator;
 const warned: unknown[] = [];
@@ -203,6 +203,26 @@ describe('an option beyond the top list', () => {
 });
 
 describe('a server that answers as another model than the connection pins', () => {
+  it('serves the pinned model only under its own name or a dated snapshot of it', () => {
+    expect(servesPinned('gpt-4o', 'gpt-4o')).toBe(true);
+    expect(servesPinned('gpt-4o', 'gpt-4o-2024-08-06')).toBe(true);
+    expect(servesPinned('gpt-4o', 'gpt-4o-mini-2024-07-18')).toBe(false);
+    expect(servesPinned('gpt-4o', 'gpt-4o-mini')).toBe(false);
+    expect(servesPinned('tiny-judge', 'tiny-judge-chatty')).toBe(false);
+  });
+
+  it('warns when the pinned name is only a prefix of the served one (gpt-4o answered by gpt-4o-mini)', async () => {
+    await OpenAiEngine.connect('llama', {
+      url: llama.url,
+      model: 'tiny',
+      allowAliases: true,
+      retries: 0,
+      timeout: 2,
+    }).answer(ask([flagged]));
+    const lines = warned.map((args) => JSON.stringify(args)).filter((line) => line.includes('another model'));
+    expect(lines).toHaveLength(1);
+  });
+
   it('is warned about once per connection and model, naming both', async () => {
     const pinned = engine({ model: 'gpt-4o-mini-2024-07-18' });
     const first = await pinned.answer(ask([flagged]));

@@ -86,6 +86,15 @@ describe("the README's Installation (issue 31)", () => {
     }
   });
 
+  it("is the package README's too: npm shows the same install commands, and the same words about a missing peer", () => {
+    const packageReadme = readFileSync(join(ROOT, 'libs', 'judgment', 'README.md'), 'utf8');
+    const packageLines = [...packageReadme.matchAll(/^npm install [^\n]*$/gm)].map(([line]) => line);
+    expect(packageLines).toEqual(installLines);
+    const prose = packageReadme.replace(/\s+/g, ' ');
+    expect(prose).toContain("`Cannot find module '@nestjs/bullmq'`");
+    expect(prose).toContain('`@nestjs/platform-express`');
+  });
+
   it('says that without @nestjs/bullmq the app fails on its own import before the library can say anything', () => {
     const prose = installation.replace(/\s+/g, ' ');
     expect(prose).toContain('imports `BullModule` from `@nestjs/bullmq` itself');

@@ -280,7 +280,9 @@ describe('judgment CLI', () => {
     it('says first that it costs one request per connection, then prints each answer', async () => {
       const run = await cli(['status', '--ping'], env);
       expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(/^Pinging 2 connections: one request each, billed like any other\./);
+      expect(run.stdout).toMatch(
+        /^Pinging 2 connections: one request each, billed like any other \(a 429 or 5xx answer is retried up to the connection's retries\)\./,
+      );
       expect(run.stdout).toMatch(/jev: answered in \d+ ms as jev-1\.13\.0/);
       expect(run.stdout).toMatch(/laya: not reachable: The Engine could not be reached/);
       expect(run.stdout).toContain('The default connection "jev" is configured and answered.');

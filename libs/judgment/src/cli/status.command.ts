@@ -104,7 +104,10 @@ async function runStatus(context: CliContext, json: boolean, ping: boolean): Pro
     if (ping) {
       const asked = report.connections.filter((connection) => connection.configured).length;
       if (!json)
-        print(`Pinging ${asked} connection${asked === 1 ? '' : 's'}: one request each, billed like any other.`);
+        print(
+          `Pinging ${asked} connection${asked === 1 ? '' : 's'}: one request each, billed like any other ` +
+            "(a 429 or 5xx answer is retried up to the connection's retries).",
+        );
       report = await withPings(engines, report);
     }
     if (json) printJson(report);

@@ -201,7 +201,16 @@ describe('CSRF (point 3)', () => {
 });
 
 describe('unknown body fields (point 5)', () => {
-  const UNKNOWN = ['nope', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__defineGetter__'];
+  const UNKNOWN = [
+    'nope',
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+    'valueOf',
+    'prototype',
+    '__defineGetter__',
+    '__proto__',
+  ];
 
   it.each(UNKNOWN)('a JSON body with the unknown field %s is refused like any other unknown field', async (field) => {
     for (const [action, body] of [

@@ -6,6 +6,7 @@ import {
   HttpStatus,
   Injectable,
 } from '@nestjs/common';
+import { RequestValidationFailed } from './error-envelope';
 import type { JudgmentHttpRequest } from './judgment-http.options';
 
 /** Deepest nesting accepted in a request body of the package's routes (their DTOs are flat). */
@@ -35,18 +36,22 @@ export class JsonBodyGuard implements CanActivate {
   }
 }
 
-/** Walks the body without recursion: refuses deep nesting and `__proto__` keys. */
+/**
+ * Walks the body without recursion: refuses deep nesting, and a `__proto__` key as the DTOs refuse any unknown field
+ * (`validation_error` with the field's path), since no DTO declares one.
+ */
 function checkBody(body: unknown): void {
-  const stack: Array<[unknown, number]> = [[body, 0]];
+  const stack: Array<[unknown, number, string]> = [[body, 0, '']];
   while (stack.length > 0) {
-    const [value, depth] = stack.pop() as [unknown, number];
+    const [value, depth, path] = stack.pop() as [unknown, number, string];
     if (value === null || typeof value !== 'object') continue;
     if (depth >= MAX_BODY_DEPTH) {
       throw new BadRequestException(`The request body is nested deeper than ${MAX_BODY_DEPTH} levels.`);
     }
     if (Object.hasOwn(value, '__proto__')) {
-      throw new BadRequestException('The request body has an unknown field "__proto__": remove it.');
+      const field = `${path}__proto__`;
+      throw new RequestValidationFailed({ [field]: [`property ${field} should not exist`] });
     }
-    for (const item of Object.values(value)) stack.push([item, depth + 1]);
+    for (const [key, item] of Object.entries(value)) stack.push([item, depth + 1, `${path}${key}.`]);
   }
 }

@@ -266,7 +266,7 @@ describe('Calibration', () => {
       expect(stubLog.requests).toHaveLength(0);
     });
 
-    it('names the case index when its Judgment cannot build Evidence from the Subject (issue 31)', async () => {
+    it('names the case index and the fields the case left out when its Judgment cannot build Evidence (issue 31)', async () => {
       const path = dataset('incomplete.json', [
         { subject: { item: 'Lamp', amount: 20, explanation: 'abusive=0.1' }, expected: 'approve' },
         { subject: { item: 'Lamp', amount: 20 }, expected: 'approve' },
@@ -275,7 +275,8 @@ describe('Calibration', () => {
       expect(error).toBeInstanceOf(InvalidCalibration);
       expect(error.message).toMatch(
         new RegExp(
-          `^The case at index 1 of the dataset ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*got undefined`,
+          `^The case at index 1 of the dataset ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*got undefined\\. ` +
+            'The case gives no value for the field "explanation" of the Subject Refund: add it to the case\'s "subject"\\.$',
         ),
       );
       expect(stubLog.requests).toHaveLength(0);

@@ -57,9 +57,17 @@ export async function datasetCases<J extends Judgment>(
       const made = new (judgment as new (subject: object) => J)(entity);
       cases.push(LabelledCase.of(made, expected, { truth: readTruth(at, truth) }));
     } catch (error) {
-      // The Judgment's own errors (Evidence it cannot build from this Subject) say which case they came from.
+      // The Judgment's own errors (Evidence it cannot build from this Subject) say which case they came from, and
+      // which of the Subject's fields the case left out (the likeliest reason).
       if (!(error instanceof JudgmentError) || error instanceof InvalidCalibration) throw error;
-      throw new InvalidCalibration(`${at}: ${error.message}`, { cause: error });
+      const missing = subject !== null && typeof subject === 'object' ? leftOut(metadata, subject) : [];
+      const hint =
+        missing.length === 0
+          ? ''
+          : ` The case gives no ${missing.length === 1 ? 'value for the field' : 'values for the fields'} ` +
+            `${missing.map((field) => JSON.stringify(field)).join(', ')} of the Subject ${metadata.name}: add ` +
+            `${missing.length === 1 ? 'it' : 'them'} to the case's "subject".`;
+      throw new InvalidCalibration(`${at}: ${error.message}${hint}`, { cause: error });
     }
   }
   return { cases, skipped: 0 };
@@ -79,6 +87,15 @@ function checkSubjectFields(at: string, metadata: EntityMetadata, subject: Recor
         `${closest ? ` (did you mean ${JSON.stringify(closest)}?)` : ''}. Its fields: ${fields.join(', ')}.`,
     );
   }
+}
+
+/** The Subject's columns a case's attributes leave out, but those that may be left out (generated, nullable, defaulted). */
+function leftOut(metadata: EntityMetadata, subject: object): string[] {
+  return metadata.columns
+    .filter((column) => !column.isGenerated && !column.isNullable && column.default === undefined)
+    .filter((column) => !column.isCreateDate && !column.isUpdateDate && !column.isVersion)
+    .map((column) => column.propertyPath)
+    .filter((field) => !Object.hasOwn(subject, field));
 }
 
 /** The name within two edits of `name` (the fewest first), or null. */

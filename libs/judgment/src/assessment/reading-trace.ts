@@ -25,8 +25,10 @@ export interface TracedComparison {
   readonly value: number;
   /** The threshold compared with; null for `is`. */
   readonly threshold: number | null;
-  /** The label asked about by `is`. */
+  /** The label asked about by `is`, or read. */
   readonly label?: string;
+  /** True when the Decision read the `label` (a test that holds, `key is <label>`), not asked `is(label)`. */
+  readonly read?: true;
   readonly result: boolean;
 }
 
@@ -41,8 +43,6 @@ class ReadingSink implements Readings {
   readonly comparisons: TracedComparison[] = [];
   /** The key each answer object was read under (answers are immutable values, shared by reads of the same key). */
   readonly keys = new Map<object, string>();
-  /** The Classification answers whose label the Decision read (noted once each). */
-  readonly labelsRead = new Set<object>();
 }
 
 let active: ReadingSink | null = null;
@@ -109,15 +109,17 @@ export function noteComparison(
 
 /**
  * Notes that the Decision read a Classification's `label` (the winning label, `none` for the escape option): a test
- * that holds, `key is <label>`, noted on the first read only.
+ * that holds, `key is <label>`. A read right after the same read is not noted again (`label === null ? … : label`
+ * is one test); a read after other comparisons is, so the trace sees where the label decided.
  */
 export function noteLabelRead(answer: object, label: string, probability: number): void {
   const sink = active;
-  if (sink === null || sink.labelsRead.has(answer)) return;
+  if (sink === null) return;
   const key = sink.keys.get(answer);
   if (key === undefined) return;
-  sink.labelsRead.add(answer);
-  sink.comparisons.push({ key, op: 'is', value: probability, threshold: null, label, result: true });
+  const last = sink.comparisons.at(-1);
+  if (last?.read === true && last.key === key) return;
+  sink.comparisons.push({ key, op: 'is', value: probability, threshold: null, label, read: true, result: true });
 }
 
 /** Notes a Classification `is(label)` test. */

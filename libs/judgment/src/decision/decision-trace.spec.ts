@@ -72,6 +72,28 @@ class RouteTicket implements DecisionContract<TicketRouting, Route> {
   }
 }
 
+/** Reads the label first into nothing, tests severity (fails), then reads the label again where it decides. */
+@Decision({ outcomes: Route, review: [Route.Triage], name: 'trace-label-first' })
+class ReadsLabelFirst implements DecisionContract<TicketRouting, Route> {
+  decide(assessment: Assessment<TicketRouting>): Route {
+    const team = assessment.classification('team');
+    if (team.label === 'billing') return Route.Billing;
+    if (assessment.rating('severity').above(2.5)) return Route.Triage;
+    if (team.label === null) return Route.Triage;
+    return Route.Technical;
+  }
+}
+
+/** Keeps the label in a variable, then decides on it after a test that failed. */
+@Decision({ outcomes: Route, review: [Route.Triage], name: 'trace-label-variable' })
+class ReadsLabelIntoVariable implements DecisionContract<TicketRouting, Route> {
+  decide(assessment: Assessment<TicketRouting>): Route {
+    const team = assessment.classification('team').label;
+    if (assessment.rating('severity').above(2.5)) return Route.Triage;
+    return team === 'billing' ? Route.Billing : Route.Technical;
+  }
+}
+
 const ticket = new TicketRouting();
 const routed = (team: Record<string, number>, severity = [0.7, 0.2, 0.1, 0]) =>
   Assessment.fromAnswers(
@@ -114,6 +136,30 @@ describe('Decision trace of a Classification label read by the Decision itself (
     );
     expect(outcome).toBe(Route.Triage);
     expect(trace.rule.text).toBe('severity ≥ 2.5 and team is billing');
+  });
+
+  it('names the label read again at the return, after tests that failed, as the rule', () => {
+    const { outcome, trace } = applyTracedDecision(
+      routed({ billing: 0.1, technical: 0.2, none: 0.7 }),
+      new ReadsLabelFirst(),
+      false,
+    );
+    expect(outcome).toBe(Route.Triage);
+    expect(trace.rule.text).toBe('team is none');
+  });
+
+  it('never says "no tested condition held" when a label read earlier may have decided', () => {
+    const { outcome, trace } = applyTracedDecision(
+      routed({ billing: 0.8, technical: 0.1, none: 0.1 }),
+      new ReadsLabelIntoVariable(),
+      false,
+    );
+    expect(outcome).toBe(Route.Billing);
+    expect(trace.rule.comparisons).toEqual([]);
+    expect(trace.rule.text).toBe(
+      'otherwise (no traced test held after the last one; the Decision read team is billing before it, and a test ' +
+        "on that label outside the answer's methods is not seen)",
+    );
   });
 
   it('keeps the label an own enumerable field of the answer (it serialises and compares as before)', () => {

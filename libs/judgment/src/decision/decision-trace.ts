@@ -17,8 +17,9 @@ export interface TraceComparison extends TracedComparison {
  * The rule is the trailing run of comparisons that held (returned true) just before decide() returned: the
  * conditions of the `if` whose branch returned. When the last comparison did not hold, or none was made, the rule is
  * `otherwise`: the Decision returned after its tests failed (its default arm), and `rule.comparisons` is empty.
- * Reading a Classification's `label` counts as the test `key is <label>` (it holds). Comparisons a Decision makes on
- * plain numbers (`answer.probability > 0.5`) are not seen; its reads still are.
+ * Reading a Classification's `label` counts as the test `key is <label>` (it holds), noted again when read again after
+ * other comparisons. Comparisons a Decision makes on plain values (`answer.probability > 0.5`, a label kept in a
+ * variable) are not seen; its reads still are, and an `otherwise` rule names the labels read before its failed test.
  */
 export interface DecisionTrace {
   readonly version: 1;
@@ -39,7 +40,7 @@ export function decisionTrace(decision: object, name: string, outcome: Outcome, 
   const declared = decisionThresholds(decision);
   // Plain literals, not spreads: this runs on every recorded decision (the trace's budget is a few µs).
   const comparisons = readings.comparisons.map((comparison): TraceComparison => {
-    const { key, op, value, threshold, label, result } = comparison;
+    const { key, op, value, threshold, label, read, result } = comparison;
     const named: TraceComparison = {
       key,
       op,
@@ -49,8 +50,9 @@ export function decisionTrace(decision: object, name: string, outcome: Outcome, 
       thresholdName: threshold === null ? null : thresholdName(declared, threshold),
       margin: threshold === null ? null : Math.round((value - threshold) * 1e6) / 1e6,
     };
-    return label === undefined
-      ? named
+    if (label === undefined) return named;
+    return read
+      ? { key, op, value, threshold, label, read, result, thresholdName: null, margin: null }
       : { key, op, value, threshold, label, result, thresholdName: null, margin: null };
   });
   const fired: number[] = [];
@@ -65,10 +67,24 @@ export function decisionTrace(decision: object, name: string, outcome: Outcome, 
       comparisons: fired,
       text:
         fired.length === 0
-          ? 'otherwise (no tested condition held)'
+          ? otherwise(comparisons)
           : fired.map((index) => describeComparison(comparisons[index])).join(' and '),
     },
   };
+}
+
+/**
+ * The rule of a Decision that returned after a test that failed. A label it read before that test may have decided
+ * through a plain comparison (`const team = answer.label; … team === 'billing'`), which the trace cannot see: then
+ * the rule says so instead of claiming that no condition held.
+ */
+function otherwise(comparisons: readonly TraceComparison[]): string {
+  const labels = [...new Set(comparisons.filter((c) => c.read).map((c) => describeComparison(c)))];
+  if (labels.length === 0) return 'otherwise (no tested condition held)';
+  return (
+    `otherwise (no traced test held after the last one; the Decision read ${labels.join(', ')} before it, and a ` +
+    `test on ${labels.length === 1 ? 'that label' : 'those labels'} outside the answer's methods is not seen)`
+  );
 }
 
 /** A comparison in words: `abusive ≥ reject (0.65)`, `credibility < 1.5`, `topic is billing`. */

@@ -13,10 +13,15 @@ export const CSRF_COOKIE = 'judgment_csrf';
 /** The shortest `csrfSecret` accepted. */
 const MIN_SECRET_LENGTH = 32;
 
+/** How long a CSRF token is good for: 12 hours. A page opened with under half of that left gets a new one. */
+export const CSRF_TOKEN_TTL_MS = 12 * 60 * 60 * 1000;
+
 /**
- * The review page's CSRF tokens: `nonce.signature`, the signature an HMAC of the nonce and the reviewer (type and id)
- * under the `csrfSecret` option (default: a random key of this application instance). A token is good only for the
- * reviewer it was made for, and only if this app made it: a cookie someone else planted is never taken as the token.
+ * The review page's CSRF tokens: `nonce.issued.signature`, the signature an HMAC of the nonce (random, per browser:
+ * the cookie is the session it binds to), the time it was issued (seconds) and the reviewer (type and id) under the
+ * `csrfSecret` option (default: a random key of this application instance). A token is good only for the reviewer it
+ * was made for, for CSRF_TOKEN_TTL_MS, and only if this app made it: a cookie someone else planted is never taken as
+ * the token, and a leaked token stops working.
  */
 @Injectable()
 export class CsrfTokens {
@@ -44,17 +49,26 @@ export class CsrfTokens {
   async forPage(request: JudgmentHttpRequest): Promise<{ token: string; setCookie: string | null }> {
     const subject = this.subject(await optionalReviewer(this.options, request));
     const existing = cookieValue(request, CSRF_COOKIE);
-    if (existing !== undefined && this.signs(existing, subject)) return { token: existing, setCookie: null };
+    if (existing !== undefined && this.signs(existing, subject, CSRF_TOKEN_TTL_MS / 2)) {
+      return { token: existing, setCookie: null };
+    }
     const nonce = randomBytes(18).toString('base64url');
-    const token = `${nonce}.${this.signature(nonce, subject)}`;
-    return { token, setCookie: `${CSRF_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict` };
+    const issued = String(Math.floor(Date.now() / 1000));
+    const token = `${nonce}.${issued}.${this.signature(nonce, issued, subject)}`;
+    const maxAge = Math.floor(CSRF_TOKEN_TTL_MS / 1000);
+    return { token, setCookie: `${CSRF_COOKIE}=${token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict` };
   }
 
   /** Whether a form's token is this app's token for the request's reviewer, and the cookie carries the same. */
   async accepts(request: JudgmentHttpRequest, field: unknown): Promise<boolean> {
     const subject = this.subject(await requestReviewer(this.options, request));
     const cookie = cookieValue(request, CSRF_COOKIE);
-    return cookie !== undefined && typeof field === 'string' && sameText(cookie, field) && this.signs(cookie, subject);
+    return (
+      cookie !== undefined &&
+      typeof field === 'string' &&
+      sameText(cookie, field) &&
+      this.signs(cookie, subject, CSRF_TOKEN_TTL_MS)
+    );
   }
 
   /** Who a token is for: the reviewer's recorded type and id, or nobody. */
@@ -64,14 +78,18 @@ export class CsrfTokens {
     return `${type}\n${id}`;
   }
 
-  private signs(token: string, subject: string): boolean {
-    const [nonce, signature, ...rest] = token.split('.');
-    if (rest.length > 0 || !nonce || !signature) return false;
-    return sameText(signature, this.signature(nonce, subject));
+  /** Whether this app signed `token` for `subject` less than `lifetime` ms ago. */
+  private signs(token: string, subject: string, lifetime: number): boolean {
+    const [nonce, issued, signature, ...rest] = token.split('.');
+    if (rest.length > 0 || !nonce || !/^\d{1,12}$/.test(issued ?? '') || !signature) return false;
+    const age = Date.now() - Number(issued) * 1000;
+    return age >= -60_000 && age < lifetime && sameText(signature, this.signature(nonce, issued, subject));
   }
 
-  private signature(nonce: string, subject: string): string {
-    return createHmac('sha256', this.secret).update(`judgment-csrf\n${nonce}\n${subject}`).digest('base64url');
+  private signature(nonce: string, issued: string, subject: string): string {
+    return createHmac('sha256', this.secret)
+      .update(`judgment-csrf\n${nonce}\n${issued}\n${subject}`)
+      .digest('base64url');
   }
 }
 

@@ -156,6 +156,17 @@ describe('judgment probe against the simulator', () => {
     });
   });
 
+  it('a server that does not answer: unreachable, and nothing claimed of what it sends', async () => {
+    const run = await probe(['probe'], 'http://127.0.0.1:9/v1', 'tiny-judge-2026-01-01', {
+      JUDGMENT_OPENAI_RETRIES: '0',
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('FAIL [reachable]');
+    for (const fact of ['logprobs', 'token ids', 'request ids']) {
+      expect(run.stdout).toMatch(new RegExp(`│ ${fact} +│ — \\(no answer\\) +│`));
+    }
+  });
+
   it('refuses to probe a connection of another driver, as a usage error', async () => {
     const run = await runBin(['--app', APP, 'probe', 'jev'], {
       FIXTURE_DB: ':memory:',

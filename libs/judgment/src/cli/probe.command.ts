@@ -88,7 +88,9 @@ export function probeFindings(report: OpenAiProbeReport): CheckFinding[] {
 }
 
 function formatProbe(report: OpenAiProbeReport): string {
-  const yes = (value: boolean) => (value ? 'yes' : 'no');
+  // Without any answer there is nothing to say of what the server sends.
+  const unknown = report.answers.length === 0 ? '— (no answer)' : null;
+  const yes = (value: boolean) => unknown ?? (value ? 'yes' : 'no');
   const facts: Array<[string, string]> = [
     ['requests sent', String(report.requests)],
     ['logprobs', yes(report.logprobs)],
@@ -96,7 +98,7 @@ function formatProbe(report: OpenAiProbeReport): string {
     ['token ids', yes(report.tokenIds)],
     [
       'request ids',
-      { header: 'x-request-id header', body: "the body's id (no header)", none: 'none' }[report.requestIds],
+      unknown ?? { header: 'x-request-id header', body: "the body's id (no header)", none: 'none' }[report.requestIds],
     ],
     ['model', report.served === null ? `— (pinned ${report.pinned})` : `${report.served} (pinned ${report.pinned})`],
   ];

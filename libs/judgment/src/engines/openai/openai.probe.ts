@@ -166,6 +166,7 @@ export async function probeOpenAi(
         'mass on it, and the coverage rule would refuse its answers.',
     );
   }
+  checkDistinctTokens(registered, tokens, finding);
   const failures = findings.filter((item) => item.severity === 'failure').length;
   return {
     connection: target.connection,
@@ -404,6 +405,35 @@ function tokenReport(registered: readonly ProbedQuestion[], sent: readonly Sent[
       entries.find((entry) => entry.token === token) ?? entries.find((entry) => entry.token.trim() === token);
     return { token, questions, seenAs: exact === undefined ? null : (exact.id ?? 'text') };
   });
+}
+
+/**
+ * A registered Question two of whose answer tokens came back as one token id cannot tell those options apart on this
+ * model: a failure naming the Question, the tokens and the id.
+ */
+function checkDistinctTokens(
+  registered: readonly ProbedQuestion[],
+  tokens: OpenAiProbeReport['tokens'],
+  finding: Find,
+): void {
+  const idOf = new Map(tokens.map(({ token, seenAs }) => [token, seenAs]));
+  for (const { name, question } of registered) {
+    const byId = new Map<number, string[]>();
+    for (const token of answerTokens(question) ?? []) {
+      const id = idOf.get(token);
+      if (typeof id === 'number') byId.set(id, [...(byId.get(id) ?? []), token]);
+    }
+    for (const [id, same] of byId) {
+      if (same.length < 2) continue;
+      finding(
+        'failure',
+        'tokens',
+        `${name}'s answer tokens ${same.map((token) => JSON.stringify(token)).join(' and ')} came back as the one ` +
+          `token #${id}: this model cannot tell those options apart.`,
+        'Rename the options (or levels) so that each starts with a token of its own on this model.',
+      );
+    }
+  }
 }
 
 function round(value: number): number {

@@ -109,8 +109,8 @@ function probabilitiesOf(question: Question, answer: unknown): number[] {
 
 // The table the issue's note asks for: per Question kind and model, answered or refused, coverage, matched by hand.
 const rows: string[] = [];
-function row(model: string, kind: string, outcome: string, coverage: number, matched: string): void {
-  rows.push(`| ${model} | ${kind} | ${outcome} | ${coverage.toFixed(3)} | ${matched} |`);
+function row(model: string, kind: string, outcome: string, coverage: number | null, matched: string): void {
+  rows.push(`| ${model} | ${kind} | ${outcome} | ${coverage === null ? '—' : coverage.toFixed(3)} | ${matched} |`);
 }
 function writeTable(): void {
   mkdirSync(testOutputDir, { recursive: true });
@@ -229,6 +229,7 @@ describe('the openai driver against llama-server', () => {
       const error = await rejectionOf(chatty.answer(ask([['queue', Classification.of('Which queue?', labels)]])));
       expect([count, error]).toEqual([count, expect.any(MalformedEngineResponse)]);
       expect(error.message).toContain('"I", "The"');
+      row('tiny-chatty', `classification (${count} options)`, 'refused', null, 'n/a (refused)');
     }
   });
 
@@ -243,8 +244,14 @@ describe('the openai driver against llama-server', () => {
         expect(server.exchanges.length - before).toBe(1);
         const exchange = exchangeOf(server, 'queue');
         const expected = byHand(exchange, tokensOf(question));
-        probabilitiesOf(question, answers.queue).forEach((p, index) =>
-          expect(p).toBeCloseTo(expected.probabilities[index], 12),
+        const probabilities = probabilitiesOf(question, answers.queue);
+        probabilities.forEach((p, index) => expect(p).toBeCloseTo(expected.probabilities[index], 12));
+        row(
+          model,
+          `classification (${count} options)`,
+          'answered',
+          expected.coverage,
+          `yes, ${probabilities.length} of ${probabilities.length} to 1e-12`,
         );
         // The models put their letter mass on A to D: from E on the options are not in the top 20, and are
         // recorded with their bound, the 20th token's probability.

@@ -264,7 +264,14 @@ describe('budget honesty', () => {
 
 describe('hostile Chat Completions bodies (property)', () => {
   it('reading any 2xx body either throws MalformedEngineResponse or yields a checked, storable, key-free reading (property)', () => {
-    const rules = { key: 'team', tokens: ['A', 'B', 'C'], minCoverage: 0.5, temperature: null, wordLetters: true };
+    const rules = {
+      key: 'team',
+      tokens: ['A', 'B', 'C'],
+      minCoverage: 0.5,
+      temperature: null,
+      wordLetters: true,
+      topLogprobs: 20,
+    };
     const logprob = fc.oneof(
       fc.double({ min: -50, max: 2, noNaN: true }),
       fc.constantFrom(0, -0, 1e-7, -1e9, Number.MAX_VALUE),

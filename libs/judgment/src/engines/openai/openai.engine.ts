@@ -326,8 +326,8 @@ export class OpenAiEngine implements Engine {
     if (response.status < 200 || response.status > 299) {
       throw statusError(response.status, response.text, origin, response.attempts, this.#key, openAiErrorReason);
     }
-    const { minCoverage, temperatureScaling: temperature } = this.settings;
-    const rules: ReadingRules = { key, tokens: prompt.tokens, minCoverage, temperature, ...check };
+    const { minCoverage, temperatureScaling: temperature, topLogprobs } = this.settings;
+    const rules: ReadingRules = { key, tokens: prompt.tokens, minCoverage, temperature, topLogprobs, ...check };
     try {
       const reading = readCompletion(response.text, rules, origin, this.#key);
       paid.push(reading.usage);

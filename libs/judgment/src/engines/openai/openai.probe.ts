@@ -245,6 +245,7 @@ function readAnswer(key: string, question: Question, sent: Sent, target: ProbeTa
     minCoverage: target.minCoverage,
     temperature: null,
     wordLetters: question.kind === 'classification',
+    topLogprobs: target.topLogprobs,
   };
   let coverage: number;
   let read: boolean | null = false;

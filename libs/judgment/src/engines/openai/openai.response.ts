@@ -44,6 +44,8 @@ export interface ReadingRules {
   readonly temperature: number | null;
   /** Run the word-letter check: a Classification asked with letters that include `A` or `I`. */
   readonly wordLetters: boolean;
+  /** How many `top_logprobs` entries were asked for: a server that returns fewer than the options caps its list. */
+  readonly topLogprobs: number;
   /** Set when this is the Question asked again without `A` and `I`: the first answer's letter share, for messages. */
   readonly askedAgainAfter?: number;
 }
@@ -106,6 +108,14 @@ export function readCompletion(
     throw fail(
       `its top_logprobs are not a distribution: their probabilities sum to ${total.toFixed(3)} (${listed}), more ` +
         'than 1. The server reports something other than log-probabilities',
+    );
+  }
+  const options = rules.tokens.length;
+  if (first.length < options && first.length < rules.topLogprobs) {
+    throw fail(
+      `the server returned ${first.length} top_logprobs where ${rules.topLogprobs} were asked, fewer than the ` +
+        `Question's ${options} options, so some options cannot be read: it caps the list. Offer at most ` +
+        `${first.length} options to engines.${origin.connection}, or use a server that returns at least ${options}`,
     );
   }
   const distribution = optionDistribution(first, rules.tokens, rules.temperature);

@@ -62,6 +62,7 @@ const rules = (tokens: string[]): ReadingRules => ({
   minCoverage: 0.5,
   temperature: null,
   wordLetters: false,
+  topLogprobs: 20,
 });
 const origin = { connection: 'llama', requestId: null };
 const read = (text: string, tokens = ['yes', 'no']) => readCompletion(text, rules(tokens), origin);
@@ -199,6 +200,32 @@ describe('an option beyond the top list', () => {
       below: expect.closeTo(0.02, 12),
       atMost: expect.closeTo(0.15, 12),
     });
+  });
+});
+
+describe('a server that returns fewer top_logprobs than the Question has options', () => {
+  it('is refused, naming the connection, how many entries came back and were asked, and the fix', () => {
+    // Asked for 20, the server sends 3 (it caps the list): four options cannot all be in a list of three.
+    const text = body([
+      { token: 'A', p: 0.9 },
+      { token: 'B', p: 0.05 },
+      { token: 'C', p: 0.02 },
+    ]);
+    const error = refusal(text, ['A', 'B', 'C', 'D']);
+    expect(error.message).toContain('"llama"');
+    expect(error.message).toMatch(/3 top_logprobs where 20 were asked/);
+    expect(error.message).toContain('4 options');
+    expect(error.message).toMatch(/offer at most 3 options|returns at least 4/);
+  });
+
+  it('is read when the short list still has room for every option', () => {
+    const reading = read(
+      body([
+        { token: 'yes', p: 0.9 },
+        { token: 'no', p: 0.08 },
+      ]),
+    );
+    expect(reading.masses).toEqual([expect.closeTo(0.9, 12), expect.closeTo(0.08, 12)]);
   });
 });
 

@@ -149,7 +149,7 @@ describe('keys too short to blank safely (issue 31)', () => {
     },
   );
 
-  it('a key of 8 characters is blanked without corrupting the answer: it is read and its usage metered', async () => {
+  it('a key of 8 characters, the shortest accepted, is taken: the answer is read and its usage metered', async () => {
     const keyed = new JevSimulator({ apiKey: 'e1e2e3e4' });
     const keyedUrl = await keyed.start(0);
     try {

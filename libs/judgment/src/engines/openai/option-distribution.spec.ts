@@ -48,14 +48,17 @@ describe('reading option probabilities from top logprobs', () => {
       token: '',
       logprob: Math.log(probability),
     });
+    // Two distinct tokens spelled "yes" (ids 1 and 2) both count; id 1 listed again counts once; the two special
+    // tokens rendered "" are two tokens, not one repeated. Told apart by text, yes would be 0.3; not deduplicated, 0.9.
     const entries = [
-      { id: 1, ...entry('yes', 0.5) },
+      { id: 1, ...entry('yes', 0.3) },
+      { id: 2, ...entry('yes', 0.3) },
       special(32000, 0.2),
       special(32007, 0.1),
-      { id: 1, ...entry('yes', 0.5) },
+      { id: 1, ...entry('yes', 0.3) },
     ];
     const read = optionDistribution(entries, ['yes', 'no']);
-    expect(read?.coverage).toBeCloseTo(0.5, 12);
+    expect(read?.coverage).toBeCloseTo(0.6, 12);
   });
 
   it('word-letter check: the share of the first token off A and I that is on letters, null when A and I carry nothing', () => {

@@ -60,6 +60,12 @@ export async function defaultPartitionRows(runner: SqlRunner): Promise<number> {
   return count;
 }
 
+/** Whether the partition of the month starting at `month` exists. */
+export async function partitionExists(runner: SqlRunner, month: Date): Promise<boolean> {
+  const [{ exists }] = await runner.query('SELECT to_regclass($1) IS NOT NULL AS exists', [partitionName(month)]);
+  return exists;
+}
+
 /**
  * Creates the partition of the month starting at `month` unless it exists. Rows of that month already in the default
  * partition are moved into it (PostgreSQL refuses a new partition whose rows the default one holds): the default
@@ -69,8 +75,7 @@ export async function defaultPartitionRows(runner: SqlRunner): Promise<number> {
  */
 export async function createMonthPartition(runner: SqlRunner, month: Date): Promise<number | null> {
   const name = partitionName(month);
-  const [{ exists }] = await runner.query('SELECT to_regclass($1) IS NOT NULL AS exists', [name]);
-  if (exists) return null;
+  if (await partitionExists(runner, month)) return null;
   const from = month.toISOString();
   const to = monthStart(month, 1).toISOString();
   const bounds = `FOR VALUES FROM ('${from}') TO ('${to}')`;

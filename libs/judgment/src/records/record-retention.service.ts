@@ -11,6 +11,7 @@ import {
   isPartitioned,
   monthStart,
   monthlyPartitions,
+  partitionExists,
 } from '../persistence/record-partitions';
 
 const DAY_MS = 86_400_000;
@@ -94,7 +95,14 @@ export class RecordRetention implements OnApplicationBootstrap {
   private async keepPartitionsAhead(dataSource: DataSource, now = new Date()): Promise<void> {
     for (let ahead = 0; ahead <= MONTHS_AHEAD; ahead++) {
       const month = monthStart(now, ahead);
-      const moved = await dataSource.transaction((manager) => createMonthPartition(manager, month));
+      let moved: number | null;
+      try {
+        moved = await dataSource.transaction((manager) => createMonthPartition(manager, month));
+      } catch (error) {
+        // Another process starting (or pruning) at the same time created it first: nothing left to do.
+        if (await partitionExists(dataSource, month)) continue;
+        throw error;
+      }
       if (moved) {
         this.logger.configurationWarning(
           'Rows of a month without a partition were moved out of the default partition.',

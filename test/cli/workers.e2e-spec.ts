@@ -54,6 +54,9 @@ describe('judgment CLI with the queue on', () => {
     expect(run.code).toBe(0);
     expect(await assessQueue.getJobState(JOB)).toBe('waiting');
     expect(simulator.requests).toHaveLength(0);
+    // Each connection's assess queue is listed, with the waiting job in the default connection's.
+    const { queues } = JSON.parse(run.stdout) as { queues: { name: string; waiting: number }[] };
+    expect(queues[0]).toMatchObject({ name: 'judgment-assess', waiting: 1 });
   });
 
   it('leaves a waiting job waiting through eval, which asks the Engine once per case', async () => {

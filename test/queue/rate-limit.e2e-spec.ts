@@ -150,6 +150,7 @@ it('two worker processes together send no more than the connection allows per wi
   });
   expect(status.queue).toEqual({
     name: 'judgment-assess',
+    connection: 'jev',
     waiting: 40,
     delayed: 0,
     active: 0,

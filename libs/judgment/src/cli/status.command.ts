@@ -6,6 +6,8 @@ import { Likelihood } from '../questions/likelihood';
 import type { LimitUsage } from '../engines/limits/connection.limiter';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
+import type { AssessQueues, ConnectionQueue } from '../queue/assess-queues';
+import { ASSESS_QUEUES } from '../queue/queue.constants';
 import type { CliContext } from './cli.context';
 import { fail, print, printJson, table } from './cli.output';
 
@@ -51,9 +53,11 @@ export interface PingReport {
   readonly problem: string | null;
 }
 
-/** The assess queue's backlog, and how long it takes to drain at the default connection's request limit. */
+/** A connection's assess queue: its backlog, and how long it takes to drain at the connection's request limit. */
 export interface QueueReport {
   readonly name: string;
+  /** The Engine connection whose Judgments the queue holds. */
+  readonly connection: string;
   /** Jobs waiting to run (prioritized ones included) and delayed ones. */
   readonly waiting: number;
   readonly delayed: number;
@@ -71,8 +75,10 @@ export interface StatusReport {
   /** Whether the default connection is configured (the exit status is 0 exactly then). */
   readonly configured: boolean;
   readonly connections: readonly ConnectionReport[];
-  /** The assess queue, when the queue is enabled. */
+  /** The default connection's assess queue, when the queue is enabled (also the first of `queues`). */
   readonly queue: QueueReport | null;
+  /** Every connection's assess queue, the default connection's first; empty when the queue is off. */
+  readonly queues: readonly QueueReport[];
 }
 
 /**
@@ -99,7 +105,7 @@ async function runStatus(context: CliContext, json: boolean, ping: boolean): Pro
     let report = await statusReport(
       engines,
       context.get<ResolvedJudgmentOptions>(RESOLVED_JUDGMENT_OPTIONS),
-      assessQueue(context),
+      assessQueues(context),
     );
     if (ping) {
       const asked = report.connections.filter((connection) => connection.configured).length;
@@ -148,23 +154,25 @@ async function pingConnection(engines: EngineManager, connection: ConnectionRepo
   }
 }
 
-/** The app's assess queue when the queue is enabled and the app started; null otherwise. */
-function assessQueue(context: CliContext): Queue | null {
+/** The app's assess queues (one per connection) when the queue is enabled and the app started; null otherwise. */
+function assessQueues(context: CliContext): ConnectionQueue[] | null {
   try {
     const { queue } = context.get<ResolvedJudgmentOptions>(RESOLVED_JUDGMENT_OPTIONS);
     if (!queue.enabled) return null;
-    const { getQueueToken } = require('@nestjs/bullmq') as typeof import('@nestjs/bullmq');
-    return context.get<Queue>(getQueueToken(queue.assessQueue));
+    return context.get<AssessQueues>(ASSESS_QUEUES).all();
   } catch {
     return null;
   }
 }
 
-/** The status of the default connection and of every configured connection, and of the assess queue. */
+/**
+ * The status of the default connection and of every configured connection, and of the assess queues: each
+ * connection's (from AssessQueues), or one Queue, taken as the default connection's.
+ */
 export async function statusReport(
   engines: EngineManager,
   options: ResolvedJudgmentOptions,
-  queue: Queue | null = null,
+  queues: readonly ConnectionQueue[] | Queue | null = null,
 ): Promise<StatusReport> {
   let defaultName: string | null = null;
   let defaultProblem: string | null = null;
@@ -176,16 +184,24 @@ export async function statusReport(
   const names = [...new Set([...(defaultName ? [defaultName] : []), ...Object.keys(options.connections)])];
   const connections = await Promise.all(names.map((name) => describeConnection(engines, name, name === defaultName)));
   const configured = connections.some((connection) => connection.default && connection.configured);
-  const limits = connections.find((connection) => connection.default)?.limits ?? null;
+  const byConnection =
+    queues === null ? [] : Array.isArray(queues) ? queues : [{ connection: defaultName ?? '', queue: queues as Queue }];
+  const reports = await Promise.all(
+    byConnection.map(({ connection, queue }) => {
+      const limits = connections.find((report) => report.connection === connection)?.limits ?? null;
+      return queueReport(queue, connection, limits?.requestsPerMinute ?? null);
+    }),
+  );
   return {
     default: defaultName,
     configured,
     connections: defaultProblem ? [unconfigured('(default)', true, defaultProblem), ...connections] : connections,
-    queue: queue ? await queueReport(queue, limits?.requestsPerMinute ?? null) : null,
+    queue: reports[0] ?? null,
+    queues: reports,
   };
 }
 
-async function queueReport(queue: Queue, requestsPerMinute: number | null): Promise<QueueReport> {
+async function queueReport(queue: Queue, connection: string, requestsPerMinute: number | null): Promise<QueueReport> {
   const counts = await queue.getJobCounts('wait', 'prioritized', 'delayed', 'active');
   const stored = await queue.getGlobalRateLimit();
   const waiting = (counts.wait ?? 0) + (counts.prioritized ?? 0);
@@ -193,6 +209,7 @@ async function queueReport(queue: Queue, requestsPerMinute: number | null): Prom
   const perMinute = stored ? (stored.max * 60_000) / stored.duration : requestsPerMinute;
   return {
     name: queue.name,
+    connection,
     waiting,
     delayed: counts.delayed ?? 0,
     active: counts.active ?? 0,
@@ -299,16 +316,15 @@ function formatStatus(report: StatusReport): string {
         ),
       ]
     : [];
-  const queue = report.queue;
-  const queueLine = queue
-    ? [
-        `Queue ${queue.name}: ${queue.waiting} waiting, ${queue.delayed} delayed, ${queue.active} active` +
-          (queue.rateLimit
-            ? `; rate limit ${queue.rateLimit.max} per ${queue.rateLimit.durationMs / 1000} s; drains in about ` +
-              `${queue.drainSeconds} s.`
-            : '; no rate limit.'),
-      ]
-    : [];
+  const queueLines = report.queues.map(
+    (queue) =>
+      `Queue ${queue.name} (${queue.connection}): ${queue.waiting} waiting, ${queue.delayed} delayed, ` +
+      `${queue.active} active` +
+      (queue.rateLimit
+        ? `; rate limit ${queue.rateLimit.max} per ${queue.rateLimit.durationMs / 1000} s; drains in about ` +
+          `${queue.drainSeconds} s.`
+        : '; no rate limit.'),
+  );
   const pings = report.connections
     .filter((c) => c.ping)
     .map(({ connection, ping }) =>
@@ -328,7 +344,7 @@ function formatStatus(report: StatusReport): string {
       48,
     ]),
     ...limitsTable,
-    ...queueLine,
+    ...queueLines,
     ...pings,
     verdict,
   ].join('\n');

@@ -8,11 +8,17 @@ import { Timestamptz1765000000000 } from './migrations/1765000000000-timestamptz
 import { ReviewDeskIndexes1765100000000 } from './migrations/1765100000000-review-desk-indexes';
 import { ReviewCause1765250000000 } from './migrations/1765250000000-review-cause';
 import { OutcomeTypeNamesTheEnum1765300000000 } from './migrations/1765300000000-outcome-type-names-the-enum';
+import { PartitionedAssessments1765800000000 } from './migrations/1765800000000-partitioned-assessments';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
 export const judgmentEntities = [AssessmentRecord];
-/** The migrations that create the package's tables (PostgreSQL and SQLite). */
-export const judgmentMigrations = [
+/**
+ * The migrations that create the package's tables (PostgreSQL and SQLite). `judgmentMigrations.partitioned` holds the
+ * opt-in one that partitions `judgment_assessments` by month on PostgreSQL (nothing on SQLite), so retention drops
+ * whole months: list it after them, `[...judgmentMigrations, ...judgmentMigrations.partitioned]` (see the README's
+ * Persistence section). A spread of `judgmentMigrations` alone never includes it.
+ */
+export const judgmentMigrations = withPartitioned([
   CreateJudgmentAssessments1764400000000,
   CalibrationColumns1764500000000,
   ReviewClaims1764600000000,
@@ -22,4 +28,15 @@ export const judgmentMigrations = [
   ReviewDeskIndexes1765100000000,
   ReviewCause1765250000000,
   OutcomeTypeNamesTheEnum1765300000000,
-];
+]);
+
+/**
+ * The list with `partitioned` beside its items, not enumerable: TypeORM reads a migrations list given as is with
+ * Object.values, which must not see it.
+ */
+function withPartitioned<T extends Function[]>(migrations: T): T & { readonly partitioned: readonly Function[] } {
+  return Object.defineProperty(migrations, 'partitioned', {
+    value: [PartitionedAssessments1765800000000],
+    enumerable: false,
+  }) as T & { readonly partitioned: readonly Function[] };
+}

@@ -29,7 +29,8 @@ import { ReviewDeadlines } from '../review/review-deadlines.service';
 import { SpanKind, contextFromCarrier, inSpan, traceCarrier } from '../telemetry/judgment.tracing';
 import { type AssessRun, type AssessStep, JudgmentJobs } from './judgment.jobs';
 import { isOutage, outageWait } from './outage';
-import { ASSESS_QUEUE, DECIDE_QUEUE, JUDGMENT_WORKERS_DISABLED } from './queue.constants';
+import { AssessQueues } from './assess-queues';
+import { DECIDE_QUEUE, JUDGMENT_WORKERS_DISABLED } from './queue.constants';
 import {
   type AssessCheckpoint,
   type AnsweredColumns,
@@ -78,7 +79,7 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
   protected readonly jobs: JudgmentJobs;
   protected readonly logger: JudgmentLogger;
 
-  constructor(private readonly context: ProcessorContext) {
+  constructor(protected readonly context: ProcessorContext) {
     super();
     this.options = context.options;
     this.jobs = context.jobs;
@@ -86,25 +87,34 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
   }
 
   onApplicationBootstrap(): void {
+    this.start(this.worker);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.close(this.worker);
+  }
+
+  /** Starts `worker` once the app's event listeners are subscribed (never where workers are disabled). */
+  protected start(worker: Worker): void {
     if (this.context.disabled) return;
     const report = (error: Error) =>
-      this.logger.warn('Judgment queue worker error.', { queue: this.worker.name, exception: describeError(error) });
-    this.worker.on('error', report);
+      this.logger.warn('Judgment queue worker error.', { queue: worker.name, exception: describeError(error) });
+    worker.on('error', report);
     const start = () => {
-      if (!this.worker.closing) this.worker.run().catch(report);
+      if (!worker.closing) worker.run().catch(report);
     };
     const { readiness } = this.context;
     if (readiness) void readiness.waitUntilReady().then(start, report);
     else start();
   }
 
-  async onModuleDestroy(): Promise<void> {
+  protected async close(worker: Worker): Promise<void> {
     this.context.engines.shutdown();
     // A job the rate limit refuses while this worker closes (or just before) is given back to the queue, and BullMQ
     // would then wait the whole pause in this worker (a wait close() does not cancel) before close() resolves. Once
     // closing, no rate-limit wait: the pause is kept on the queue, for the other workers.
-    this.worker.opts.maximumRateLimitDelay = 0;
-    await this.worker.close();
+    worker.opts.maximumRateLimitDelay = 0;
+    await worker.close();
   }
 
   /** Runs a job's work in a CONSUMER span, child of the trace context the job's data carries. */
@@ -155,13 +165,39 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
  */
 @Injectable()
 export class AssessProcessor extends JudgmentWorkerHost {
+  /** The workers of the other connections' assess queues (this host's own worker takes the default connection's). */
+  private readonly connectionWorkers: Worker[] = [];
+
   constructor(
     context: ProcessorContext,
     private readonly judge: Judge,
-    @Inject(ASSESS_QUEUE) private readonly assessQueue: Queue,
+    private readonly queues: AssessQueues,
     @Inject(DECIDE_QUEUE) private readonly decideQueue: Queue,
   ) {
     super(context);
+  }
+
+  /**
+   * Starts this host's worker on the default connection's queue and one more worker, with the same settings and the
+   * same work, on each other connection's queue: every queue is consumed by every worker process.
+   */
+  override onApplicationBootstrap(): void {
+    super.onApplicationBootstrap();
+    if (this.context.disabled) return;
+    const { opts } = this.worker;
+    for (const { queue } of this.queues.all()) {
+      if (queue.name === this.worker.name) continue;
+      const worker = new Worker(queue.name, (job: Job<AssessJobData>, token?: string) => this.process(job, token), {
+        ...opts,
+        autorun: false,
+      });
+      this.connectionWorkers.push(worker);
+      this.start(worker);
+    }
+  }
+
+  override async onModuleDestroy(): Promise<void> {
+    await Promise.all([super.onModuleDestroy(), ...this.connectionWorkers.map((worker) => this.close(worker))]);
   }
 
   process(job: Job<AssessJobData>, token?: string): Promise<AssessStep> {
@@ -178,7 +214,7 @@ export class AssessProcessor extends JudgmentWorkerHost {
     const paid = 'paid' in checkpoint ? checkpoint.paid : undefined;
     let run: AssessRun;
     try {
-      run = await this.assessWithinLimits(judgment, paid);
+      run = await this.assessWithinLimits(job, judgment, paid);
     } catch (error) {
       // Paid answers stay with the job, and the next run does not pay for them again: those that could not be recorded
       // are recorded, those of a round that failed part way are kept and only the other Questions asked.
@@ -198,17 +234,22 @@ export class AssessProcessor extends JudgmentWorkerHost {
 
   /**
    * Assesses with the connection's rate limits deferred to the queue: when the limit (or the Engine's 429) refuses
-   * the call, the whole queue pauses for the time given (BullMQ's manual rate limit) and the job goes back to wait
-   * without counting as an attempt. A worker closed by the module's onModuleDestroy does not wait the pause out.
+   * the call, the job's queue (its connection's) pauses for the time given (BullMQ's manual rate limit) and the job
+   * goes back to wait without counting as an attempt. A worker closed by the module's onModuleDestroy does not wait
+   * the pause out.
    */
-  private async assessWithinLimits(judgment: Judgment, paid: PaidAnswers | undefined): Promise<AssessRun> {
+  private async assessWithinLimits(
+    job: Job<AssessJobData>,
+    judgment: Judgment,
+    paid: PaidAnswers | undefined,
+  ): Promise<AssessRun> {
     if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment, { paid });
     try {
       return await this.jobs.assess(this.judge, judgment, { paid, limits: QUEUED_LIMITS });
     } catch (error) {
       if (!(error instanceof EngineRateLimitDeferred)) throw error;
       // Never 0: a 429 saying `retry-after: 0` would otherwise send every worker straight back to the Engine.
-      await this.assessQueue.rateLimit(Math.max(MIN_RATE_LIMIT_PAUSE_MS, error.retryAfterMs));
+      await this.queues.named(job.queueName).rateLimit(Math.max(MIN_RATE_LIMIT_PAUSE_MS, error.retryAfterMs));
       throw Worker.RateLimitError();
     }
   }

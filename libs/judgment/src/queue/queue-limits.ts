@@ -1,10 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { EngineManager } from '../engines/engine.manager';
 import { queueWindowMs } from '../engines/limits/connection-limits';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
-import { ASSESS_QUEUE } from './queue.constants';
+import { AssessQueues } from './assess-queues';
 
 /**
  * The Redis connection the connections' limits are counted on when the queue is enabled and `limiter.redis` is not
@@ -29,27 +29,30 @@ export class QueueLimitRedis implements OnApplicationShutdown {
 }
 
 /**
- * Applies the default connection's request limit to the assess queue as BullMQ's global rate limit (kept in Redis, so
- * every worker on the queue obeys it together), or removes a global rate limit left from an earlier configuration.
+ * Applies each connection's request limit to that connection's assess queue as BullMQ's global rate limit (kept in
+ * Redis, so every worker on the queue obeys it together), or removes a global rate limit left from an earlier
+ * configuration.
  */
 @Injectable()
 export class AssessQueueLimit implements OnApplicationBootstrap {
   constructor(
-    @Inject(ASSESS_QUEUE) private readonly assessQueue: Queue,
+    private readonly queues: AssessQueues,
     private readonly engines: EngineManager,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    let limits;
-    try {
-      limits = this.engines.limiter()?.limits;
-    } catch {
-      return; // A misconfigured default connection is the startup check's to report.
-    }
-    if (limits?.requestsPerWindow) {
-      await this.assessQueue.setGlobalRateLimit(limits.requestsPerWindow, queueWindowMs(limits));
-    } else {
-      await this.assessQueue.removeGlobalRateLimit();
+    for (const { connection, queue } of this.queues.all()) {
+      let limits;
+      try {
+        limits = this.engines.limiter(connection)?.limits;
+      } catch {
+        continue; // A misconfigured connection is the startup check's to report.
+      }
+      if (limits?.requestsPerWindow) {
+        await queue.setGlobalRateLimit(limits.requestsPerWindow, queueWindowMs(limits));
+      } else {
+        await queue.removeGlobalRateLimit();
+      }
     }
   }
 }

@@ -10,3 +10,5 @@ export const ASSESS_QUEUE = Symbol('JUDGMENT_ASSESS_QUEUE');
 export const DECIDE_QUEUE = Symbol('JUDGMENT_DECIDE_QUEUE');
 /** Injection token of the review queue (`queue.reviewQueue`), holding the review deadlines as delayed jobs. */
 export const REVIEW_QUEUE = Symbol('JUDGMENT_REVIEW_QUEUE');
+/** Injection token of AssessQueues (each connection's assess queue), for code that must not load bullmq to name it. */
+export const ASSESS_QUEUES = Symbol('JUDGMENT_ASSESS_QUEUES');

@@ -6,14 +6,15 @@ import type { ResolvedJudgmentOptions, ResolvedQueueOptions } from '../judgment.
 import { JUDGMENT_DISPATCH } from '../judge/judge.types';
 import { REVIEW_DEADLINE_SCHEDULER } from '../recording/review-deadline.scheduler';
 import { AssessProcessor, DecideProcessor, ProcessorContext, ReviewExpiryProcessor } from './judgment.processors';
-import { ASSESS_QUEUE, DECIDE_QUEUE, REVIEW_QUEUE } from './queue.constants';
+import { AssessQueues } from './assess-queues';
+import { ASSESS_QUEUE, ASSESS_QUEUES, DECIDE_QUEUE, REVIEW_QUEUE } from './queue.constants';
 import { AssessQueueLimit, QueueLimitRedis } from './queue-limits';
 import { QueuedDispatch } from './queued.dispatcher';
 import { QueuedReviewDeadlines } from './review-deadline.jobs';
 
 /**
  * What JudgmentModule adds when the queue is enabled: the assess, decide and review queues (on the app's BullModule.forRoot
- * connection under `configKey`), the queued dispatch strategy and, unless `runWorkers` is false, the processors
+ * connection under `configKey`; AssessQueues opens the other connections' assess queues beside the default one's), the queued dispatch strategy and, unless `runWorkers` is false, the processors
  * (whose workers stay idle where JUDGMENT_WORKERS_DISABLED is provided, as in the `judgment` command line).
  * JudgmentModule loads this file only then, so an app with the queue off needs neither bullmq nor Redis.
  */
@@ -25,6 +26,8 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
     { provide: REVIEW_QUEUE, useExisting: getQueueToken(reviewQueue) },
     { provide: JUDGMENT_DISPATCH, useClass: QueuedDispatch },
     { provide: REVIEW_DEADLINE_SCHEDULER, useClass: QueuedReviewDeadlines },
+    AssessQueues,
+    { provide: ASSESS_QUEUES, useExisting: AssessQueues },
     AssessQueueLimit,
     {
       // A Redis connection of its own for the connections' limits, only when one has limits and no limiter.redis.

@@ -1,27 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { Queue } from 'bullmq';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { DispatchOptions, DispatchStrategy } from '../judge/judge.types';
 import { SpanKind, inSpan, traceCarrier } from '../telemetry/judgment.tracing';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions, ResolvedQueueOptions } from '../judgment.options';
 import { JudgmentJobs } from './judgment.jobs';
-import { ASSESS_QUEUE } from './queue.constants';
+import { AssessQueues } from './assess-queues';
 import { type AssessJobData, KEEP_JOBS, assessJobId, messagingAttributes } from './queue.jobs-data';
 
 /**
  * Dispatches on BullMQ: one assess job per Judgment (named after the Judgment), with the configured attempts and
- * backoff. `options.queue` sends it to another assess queue on the same connection, for the workers an app runs there.
+ * backoff, on the assess queue of the Engine connection the Judgment asks. `options.queue` sends it to another assess
+ * queue on the same Redis connection instead, for the workers an app runs there.
  */
 @Injectable()
-export class QueuedDispatch implements DispatchStrategy, OnApplicationShutdown {
-  private readonly otherQueues = new Map<string, Queue>();
+export class QueuedDispatch implements DispatchStrategy {
   private readonly options: ResolvedQueueOptions;
 
   constructor(
     @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
-    @Inject(ASSESS_QUEUE) private readonly assessQueue: Queue,
+    private readonly queues: AssessQueues,
     private readonly jobs: JudgmentJobs,
   ) {
     this.options = options.queue;
@@ -30,7 +29,7 @@ export class QueuedDispatch implements DispatchStrategy, OnApplicationShutdown {
   /** Queues the assess job in a PRODUCER span whose context travels in the job's data. */
   async dispatch(judgment: Judgment, options: DispatchOptions): Promise<string> {
     const payload = this.jobs.payload(judgment);
-    const queue = this.queueNamed(options.queue);
+    const queue = options.queue === undefined ? this.queues.forJudgment(judgment) : this.queues.named(options.queue);
     const jobId = assessJobId(randomUUID());
     const attributes = () => messagingAttributes(queue.name, jobId, 'send', payload.judgment);
     return inSpan(`send ${queue.name}`, { kind: SpanKind.PRODUCER, attributes }, async () => {
@@ -45,20 +44,5 @@ export class QueuedDispatch implements DispatchStrategy, OnApplicationShutdown {
       });
       return job.id as string;
     });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.otherQueues.values()].map((queue) => queue.close()));
-  }
-
-  private queueNamed(name: string | undefined): Queue {
-    if (name === undefined || name === this.assessQueue.name) return this.assessQueue;
-    let queue = this.otherQueues.get(name);
-    if (!queue) {
-      const { connection, prefix } = this.assessQueue.opts;
-      queue = new Queue(name, { connection, prefix });
-      this.otherQueues.set(name, queue);
-    }
-    return queue;
   }
 }

@@ -120,7 +120,7 @@ const SERVICES: Provider[] = [
       limitRedis: { client: object } | undefined,
     ) => {
       const engines = new Map<Type<Engine>, Engine>();
-      for (const cls of engineClasses(options)) engines.set(cls, await moduleRef.create(cls));
+      for (const cls of engineClasses(options)) engines.set(cls, await construct<Engine>(moduleRef, cls, 'driver'));
       return new EngineManager(options, (cls) => engines.get(cls) as Engine, limitRedis?.client ?? null, logger);
     },
     inject: [RESOLVED_JUDGMENT_OPTIONS, ModuleRef, JudgmentLogger, { token: JUDGMENT_LIMIT_REDIS, optional: true }],

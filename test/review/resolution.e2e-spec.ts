@@ -145,7 +145,7 @@ describe('Resolving a Review', () => {
     expect((await context.row(record.id)).isResolved()).toBe(false);
   });
 
-  it('a ResolutionPolicy class the app also registers as a provider is built through DI, fully constructed', async () => {
+  it("the app's own provider of the ResolutionPolicy class is used, fully constructed", async () => {
     const own = await startApp(DATABASE, url, {
       options: { resolutionPolicy: DirectoryPolicy },
       imports: [ReviewerDirectoryModule],

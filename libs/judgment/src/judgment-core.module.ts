@@ -47,7 +47,12 @@ import { RecordQueries } from './records/record-queries.service';
 import { RecordRetention } from './records/record-retention.service';
 import { ReviewBacklogGauge } from './records/review-backlog.gauge';
 import { Replay } from './records/replay.service';
-import { APP_RESOLUTION_POLICY, type ResolutionPolicy, ResolutionPolicyHost } from './review/resolution-policy';
+import {
+  APP_RESOLUTION_POLICY,
+  type ResolutionPolicy,
+  ResolutionPolicyHost,
+  type ResolutionPolicyLookup,
+} from './review/resolution-policy';
 import { ReviewAccess } from './review/review-access';
 import { ReviewClaims } from './review/review-claims.service';
 import { ReviewDeadlines } from './review/review-deadlines.service';
@@ -81,12 +86,18 @@ const SERVICES: Provider[] = [
   ResolutionPolicyHost,
   {
     provide: APP_RESOLUTION_POLICY,
-    // Built through DI in this module's context (its forRootAsync imports and the app's global modules), so the
-    // policy can inject services; forRootAsync names the class only once its factory ran, hence create().
-    useFactory: (options: ResolvedJudgmentOptions, moduleRef: ModuleRef) =>
-      options.resolutionPolicy
-        ? construct<ResolutionPolicy>(moduleRef, options.resolutionPolicy, 'resolutionPolicy')
-        : null,
+    // Looked up once every provider is built: the app's own provider of the class (with the services of its own
+    // module) when it registers one, else built through DI in this module's context (its forRootAsync imports and the
+    // app's global modules); forRootAsync names the class only once its factory ran, hence a lookup, not a provider.
+    useFactory:
+      (options: ResolvedJudgmentOptions, moduleRef: ModuleRef): ResolutionPolicyLookup =>
+      async () => {
+        const cls = options.resolutionPolicy;
+        if (!cls) return null;
+        return (
+          provided<ResolutionPolicy>(moduleRef, cls) ?? construct<ResolutionPolicy>(moduleRef, cls, 'resolutionPolicy')
+        );
+      },
     inject: [RESOLVED_JUDGMENT_OPTIONS, ModuleRef],
   },
   ReviewAccess,
@@ -163,6 +174,16 @@ async function construct<T>(moduleRef: ModuleRef, cls: Type<unknown>, option: st
         'Provide its dependencies (a global module, or the imports of forRootAsync), or give a class that can be built.',
       { cause: error },
     );
+  }
+}
+
+/** The app's own instance of `cls` when it registers the class as a provider; null when it does not (Nest's not-found). */
+function provided<T>(moduleRef: ModuleRef, cls: Type<unknown>): T | null {
+  try {
+    return moduleRef.get(cls, { strict: false }) as T;
+  } catch (error) {
+    if ((error as Error)?.constructor?.name === 'UnknownElementException') return null;
+    throw error;
   }
 }
 

@@ -98,6 +98,24 @@ describe('the ResolutionPolicy option', () => {
     }
   });
 
+  it("the app's own provider of the class is used when it registers one, with the services of its own module", async () => {
+    // Staff lives in a module that is not global: only the app's own provider of the policy can reach it.
+    @Module({ providers: [Staff], exports: [Staff] })
+    class LocalStaffModule {}
+    @Module({ imports: [LocalStaffModule], providers: [StaffPolicy] })
+    class ReviewersModule {}
+    const app = await start(JudgmentModule.forRoot({ ...BASE, dataSource: false, resolutionPolicy: StaffPolicy }), [
+      ReviewersModule,
+    ]);
+    try {
+      const own = app.select(ReviewersModule).get(StaffPolicy);
+      expect(app.get(ResolutionPolicyHost).policy).toBe(own);
+      expect(own.staff).toBeInstanceOf(Staff);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('without the option no policy is injected (every reviewer is refused)', async () => {
     const app = await start(JudgmentModule.forRoot({ ...BASE, dataSource: false }));
     try {

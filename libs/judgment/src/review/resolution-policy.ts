@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit, Optional } from '@nestjs/common';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { Reviewer } from '../persistence/reviewer';
 
@@ -16,19 +16,35 @@ export interface ResolutionPolicy {
   canOverrideClaim?(reviewer: Reviewer, record: AssessmentRecord): boolean | Promise<boolean>;
 }
 
-/** The token the module's wiring provides the app's ResolutionPolicy under (absent or null: none is configured). */
+/**
+ * The token of the module wiring's lookup of the app's ResolutionPolicy, asked once every provider of the app is built:
+ * the app's own provider of the class when it registers one, else an instance built through DI; null when none is
+ * configured. A class that cannot be built rejects with InvalidConfiguration naming it.
+ */
 export const APP_RESOLUTION_POLICY = Symbol('APP_RESOLUTION_POLICY');
 
+/** How the wiring finds the app's ResolutionPolicy (see APP_RESOLUTION_POLICY). */
+export type ResolutionPolicyLookup = () => Promise<ResolutionPolicy | null>;
+
 /**
- * Holds the app's ResolutionPolicy, named by the module option `resolutionPolicy`: constructed through DI by the
- * module's wiring (so it can inject services) and injected here; null when none is configured.
+ * Holds the app's ResolutionPolicy, named by the module option `resolutionPolicy`: looked up once the app's providers
+ * are built (so the app's own provider of the class, with the services of its own module, is the one used), at
+ * startup; null when none is configured.
  */
 @Injectable()
-export class ResolutionPolicyHost {
-  constructor(@Optional() @Inject(APP_RESOLUTION_POLICY) private readonly resolved: ResolutionPolicy | null = null) {}
+export class ResolutionPolicyHost implements OnModuleInit {
+  private resolved: ResolutionPolicy | null = null;
+
+  constructor(
+    @Optional() @Inject(APP_RESOLUTION_POLICY) private readonly lookup: ResolutionPolicyLookup | null = null,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.resolved = this.lookup ? await this.lookup() : null;
+  }
 
   /** The app's policy, or null when none is configured (then every reviewer is refused). */
   get policy(): ResolutionPolicy | null {
-    return this.resolved ?? null;
+    return this.resolved;
   }
 }

@@ -71,15 +71,12 @@ const LAYERS = [
 const pathOf = (folders) => `${SRC}(${folders.join('|')})`;
 
 /**
- * The files that still look services up in the app's container (ModuleRef), the same list as eslint.config.mjs's:
- * the app's ResolutionPolicy and CacheModule store (registered in any module of the app), and the Engine classes
- * the options name as drivers, created through DI once the options are known.
+ * The one file besides the CLI that reaches the app's container (ModuleRef), the same list as eslint.config.mjs's: the
+ * core module's wiring, which builds the classes the options name (Engine drivers, the ResolutionPolicy: with
+ * forRootAsync they are known only once its factory ran) and hands the cache the app's CacheModule store, which may
+ * be registered in any module. Every service is constructor-injected. Only shrinks.
  */
-const SERVICE_LOCATION_LEFT = [
-  `${SRC}review/resolution-policy\\.ts$`,
-  `${SRC}cache/assessment\\.cache\\.ts$`,
-  `${SRC}judgment-core\\.module\\.ts$`,
-];
+const SERVICE_LOCATION_LEFT = [`${SRC}judgment-core\\.module\\.ts$`];
 
 const upwardRules = LAYERS.slice(0, -1).map((layer, index) => ({
   name: `layer-${layer.name}-imports-upward`,
@@ -153,10 +150,20 @@ module.exports = {
       name: 'no-routing-policy-in-recording',
       comment:
         'Where a decided case goes is policy (decision/decision-plan.ts, routing/): recording/ carries the plan out and ' +
-        'never reads the calibration lock or guards itself.',
+        'never reads the calibration lock or asks a guard (drift, signal collapse, audit sample) itself; it hands the ' +
+        'decision to the DecisionRouter.',
       severity: 'error',
       from: { path: `${SRC}recording/` },
-      to: { path: `${SRC}(lock/|routing/(?!decision\\.router\\.ts$))` },
+      to: { path: `${SRC}(lock/|signal/|routing/(?!decision\\.router\\.ts$))` },
+    },
+    {
+      name: 'no-plan-computed-in-recording',
+      comment:
+        'recording/ may name the DecisionPlan it carries out (a type), never compute one: planDecision and its inputs ' +
+        'are the routing policy, asked through the DecisionRouter.',
+      severity: 'error',
+      from: { path: `${SRC}recording/` },
+      to: { path: `${SRC}decision/decision-plan\\.ts$`, dependencyTypesNot: ['type-only'] },
     },
     ...upwardRules,
     ...siblingRules,

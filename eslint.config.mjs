@@ -12,18 +12,14 @@ const NO_MODULE_REF = {
   message: 'No service location: inject what you need through the constructor (@Optional() where it may be absent).',
 };
 
-/**
- * The files that still reach the app's container with ModuleRef (the same list as no-service-location's in
- * .dependency-cruiser.cjs): the app's ResolutionPolicy and CacheModule store, which may be registered in any module,
- * and the Engine classes the options name as drivers, created through DI once the options are known. Only shrinks.
- */
 const SPECS = ['libs/judgment/src/**/*.spec.ts', 'libs/judgment/src/**/*.spec-helpers.ts'];
 
-const SERVICE_LOCATION_LEFT = [
-  'libs/judgment/src/review/resolution-policy.ts',
-  'libs/judgment/src/cache/assessment.cache.ts',
-  'libs/judgment/src/judgment-core.module.ts',
-];
+/**
+ * The one file besides the CLI that reaches the app's container with ModuleRef (the same list as no-service-location's
+ * in .dependency-cruiser.cjs): the core module's wiring, which builds the classes the options name (Engine drivers,
+ * the ResolutionPolicy) and hands the cache the app's CacheModule store. Only shrinks.
+ */
+const SERVICE_LOCATION_LEFT = ['libs/judgment/src/judgment-core.module.ts'];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '**/dist/**', 'coverage/**', '**/tmp/**'] },

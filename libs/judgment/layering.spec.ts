@@ -23,6 +23,26 @@ const planted: Record<string, string> = {
   'libs/judgment/src/questions/two.ts': "import type { One } from './one';\nexport interface Two { one?: One }\n",
   'libs/judgment/src/judge/locates.ts':
     "import { ModuleRef } from '@nestjs/core';\nexport const find = (ref: ModuleRef) => ref.get('X');\n",
+  'libs/judgment/src/cache/assessment.cache.ts':
+    "import { ModuleRef } from '@nestjs/core';\nexport const store = (ref: ModuleRef) => ref.get('CACHE_MANAGER');\n",
+  'libs/judgment/src/review/resolution-policy.ts':
+    "import { ModuleRef } from '@nestjs/core';\nexport const policy = (ref: ModuleRef) => ref.get('Policy');\n",
+  'libs/judgment/src/judgment-core.module.ts':
+    "import { ModuleRef } from '@nestjs/core';\nexport const build = (ref: ModuleRef) => ref.create(class {});\n",
+  'libs/judgment/src/lock/calibration-lock.ts': 'export const lock = 1;\n',
+  'libs/judgment/src/signal/signal.guard.ts': 'export class SignalGuard {}\n',
+  'libs/judgment/src/routing/calibration.guard.ts': 'export class CalibrationGuard {}\n',
+  'libs/judgment/src/routing/decision.router.ts': 'export class DecisionRouter {}\n',
+  'libs/judgment/src/decision/decision-plan.ts':
+    "export type DecisionPlan = { route: 'act' };\nexport const planDecision = (): DecisionPlan => ({ route: 'act' });\n",
+  'libs/judgment/src/recording/asks-guards.ts':
+    "import { lock } from '../lock/calibration-lock';\nimport { SignalGuard } from '../signal/signal.guard';\n" +
+    "import { CalibrationGuard } from '../routing/calibration.guard';\nexport const r = [lock, SignalGuard, CalibrationGuard];\n",
+  'libs/judgment/src/recording/plans.ts':
+    "import { planDecision } from '../decision/decision-plan';\nexport const p = planDecision;\n",
+  'libs/judgment/src/recording/carries-out.ts':
+    "import type { DecisionPlan } from '../decision/decision-plan';\nimport { DecisionRouter } from '../routing/decision.router';\n" +
+    'export const c = (router: DecisionRouter, plan: DecisionPlan) => [router, plan];\n',
   'libs/judgment/src/cli/loads-app.ts':
     "import { ModuleRef } from '@nestjs/core';\nexport const find = (ref: ModuleRef) => ref.get('X');\n",
   'libs/judgment/src/engines/ambient.ts':
@@ -92,6 +112,32 @@ describe('layer rules (dependency-cruiser)', () => {
   it('@nestjs/core (ModuleRef) below the CLI breaks no-service-location; the CLI loading an app may use it', () => {
     expect(rulesBroken('judge/locates.ts')).toEqual(['no-service-location']);
     expect(rulesBroken('cli/loads-app.ts')).toEqual([]);
+  });
+
+  it('the cache and review services no longer look the app up: only the core module wiring builds what options name', () => {
+    expect(rulesBroken('cache/assessment.cache.ts')).toEqual(['no-service-location']);
+    expect(rulesBroken('review/resolution-policy.ts')).toEqual(['no-service-location']);
+    expect(rulesBroken('judgment-core.module.ts')).toEqual([]);
+  });
+
+  it('recording/ asking a guard or reading the lock breaks no-routing-policy-in-recording', () => {
+    expect(rulesBroken('recording/asks-guards.ts', 'lock/calibration-lock.ts')).toEqual([
+      'no-routing-policy-in-recording',
+    ]);
+    expect(rulesBroken('recording/asks-guards.ts', 'signal/signal.guard.ts')).toEqual([
+      'no-routing-policy-in-recording',
+    ]);
+    expect(rulesBroken('recording/asks-guards.ts', 'routing/calibration.guard.ts')).toEqual([
+      'no-routing-policy-in-recording',
+    ]);
+  });
+
+  it('recording/ computing a plan (planDecision) breaks no-plan-computed-in-recording', () => {
+    expect(rulesBroken('recording/plans.ts')).toEqual(['no-plan-computed-in-recording']);
+  });
+
+  it('recording/ carrying out the plan the DecisionRouter gives (the DecisionPlan type) breaks nothing', () => {
+    expect(rulesBroken('recording/carries-out.ts')).toEqual([]);
   });
 
   it('importing a lower layer breaks nothing', () => {

@@ -1,12 +1,13 @@
 import { type DynamicModule, Global, Module, type Provider, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
-import { AssessmentCache } from './cache/assessment.cache';
+import { APP_CACHE_STORE, AssessmentCache, type CacheStore } from './cache/assessment.cache';
 import { Calibration } from './calibration/calibration.service';
 import { JudgmentChecks } from './checks/judgment-checks.service';
 import { JudgmentRegistry } from './registry/judgment.registry';
 import type { Engine } from './engines/engine.interface';
 import { EngineManager } from './engines/engine.manager';
+import { InvalidConfiguration } from './errors';
 import { requirePeers } from './errors/peer.errors';
 import { JudgmentEventsPublisher } from './events/judgment-events.publisher';
 import { AnswerSource, ConnectionAnswers } from './judge/answer-source';
@@ -46,7 +47,12 @@ import { RecordQueries } from './records/record-queries.service';
 import { RecordRetention } from './records/record-retention.service';
 import { ReviewBacklogGauge } from './records/review-backlog.gauge';
 import { Replay } from './records/replay.service';
-import { ResolutionPolicyHost } from './review/resolution-policy';
+import {
+  APP_RESOLUTION_POLICY,
+  type ResolutionPolicy,
+  ResolutionPolicyHost,
+  type ResolutionPolicyLookup,
+} from './review/resolution-policy';
 import { ReviewAccess } from './review/review-access';
 import { ReviewClaims } from './review/review-claims.service';
 import { ReviewDeadlines } from './review/review-deadlines.service';
@@ -78,12 +84,35 @@ const SERVICES: Provider[] = [
   RecordRetention,
   ReviewBacklogGauge,
   ResolutionPolicyHost,
+  {
+    provide: APP_RESOLUTION_POLICY,
+    // Looked up once every provider is built: the app's own provider of the class (with the services of its own
+    // module) when it registers one, else built through DI in this module's context (its forRootAsync imports and the
+    // app's global modules); forRootAsync names the class only once its factory ran, hence a lookup, not a provider.
+    useFactory:
+      (options: ResolvedJudgmentOptions, moduleRef: ModuleRef): ResolutionPolicyLookup =>
+      async () => {
+        const cls = options.resolutionPolicy;
+        if (!cls) return null;
+        return (
+          provided<ResolutionPolicy>(moduleRef, cls) ?? construct<ResolutionPolicy>(moduleRef, cls, 'resolutionPolicy')
+        );
+      },
+    inject: [RESOLVED_JUDGMENT_OPTIONS, ModuleRef],
+  },
   ReviewAccess,
   ReviewResolver,
   ReviewClaims,
   ReviewDeadlines,
   AssessmentRecords,
   AssessmentCache,
+  {
+    provide: APP_CACHE_STORE,
+    // CacheModule may be registered in any module of the app, and is only complete once every provider is built:
+    // the cache asks for it on first use.
+    useFactory: (moduleRef: ModuleRef) => () => appCacheStore(moduleRef),
+    inject: [ModuleRef],
+  },
   Calibration,
   Judge,
   { provide: AnswerSource, useClass: ConnectionAnswers },
@@ -102,7 +131,7 @@ const SERVICES: Provider[] = [
       limitRedis: { client: object } | undefined,
     ) => {
       const engines = new Map<Type<Engine>, Engine>();
-      for (const cls of engineClasses(options)) engines.set(cls, await moduleRef.create(cls));
+      for (const cls of engineClasses(options)) engines.set(cls, await construct<Engine>(moduleRef, cls, 'driver'));
       return new EngineManager(options, (cls) => engines.get(cls) as Engine, limitRedis?.client ?? null, logger);
     },
     inject: [RESOLVED_JUDGMENT_OPTIONS, ModuleRef, JudgmentLogger, { token: JUDGMENT_LIMIT_REDIS, optional: true }],
@@ -129,6 +158,45 @@ export class JudgmentCoreModule extends JudgmentConfigurableModule {
 
   static forRootAsync(options: typeof JUDGMENT_ASYNC_OPTIONS_TYPE): DynamicModule {
     return withServices(super.forRootAsync(options), options);
+  }
+}
+
+/**
+ * An instance of a class the options name, built through DI in this module's context; a class that cannot be built
+ * (a missing dependency, a constructor that throws) is InvalidConfiguration naming the option and the class.
+ */
+async function construct<T>(moduleRef: ModuleRef, cls: Type<unknown>, option: string): Promise<T> {
+  try {
+    return (await moduleRef.create(cls)) as T;
+  } catch (error) {
+    throw new InvalidConfiguration(
+      `The ${option} ${cls.name} could not be constructed: ${(error as Error)?.message ?? String(error)} ` +
+        'Provide its dependencies (a global module, or the imports of forRootAsync), or give a class that can be built.',
+      { cause: error },
+    );
+  }
+}
+
+/** The app's own instance of `cls` when it registers the class as a provider; null when it does not (Nest's not-found). */
+function provided<T>(moduleRef: ModuleRef, cls: Type<unknown>): T | null {
+  try {
+    return moduleRef.get(cls, { strict: false }) as T;
+  } catch (error) {
+    if ((error as Error)?.constructor?.name === 'UnknownElementException') return null;
+    throw error;
+  }
+}
+
+/** The token `@nestjs/cache-manager` registers CacheModule's store under. */
+const CACHE_MANAGER = 'CACHE_MANAGER';
+
+/** The app's CacheModule store, or null when it registers none (only Nest's "not found" is taken as absence). */
+function appCacheStore(moduleRef: ModuleRef): CacheStore | null {
+  try {
+    return moduleRef.get<CacheStore>(CACHE_MANAGER, { strict: false });
+  } catch (error) {
+    if ((error as Error)?.constructor?.name === 'UnknownElementException') return null;
+    throw error;
   }
 }
 

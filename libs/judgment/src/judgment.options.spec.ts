@@ -111,6 +111,25 @@ describe('the resolved module options', () => {
     expect(() => resolveJudgmentExtras({ isGlobal: false } as never)).toThrow(/no longer takes isGlobal/);
   });
 
+  it.each([
+    [{ enabled: 'yes' }, /option queue.enabled must be true or false; got "yes"/],
+    [{ runWorkers: 1 }, /option queue.runWorkers must be true or false; got 1/],
+    [{ pauseOnRateLimit: 'false' }, /option queue.pauseOnRateLimit must be true or false/],
+    [{ assessQueue: '' }, /option queue.assessQueue must be a non-empty string; got ""/],
+    [{ decideQueue: 7 }, /option queue.decideQueue must be a non-empty string; got 7/],
+    [{ configKey: {} }, /option queue.configKey must be a non-empty string; got an object/],
+    [{ attempts: '3' }, /option queue.attempts must be a number; got "3"/],
+    [{ concurrency: null }, /option queue.concurrency must be a number; got null/],
+    [{ outage: { retryFor: 'long' } }, /option queue.outage.retryFor must be a number/],
+    [{ outage: 5 }, /option queue.outage must be an object; got 5/],
+    [{ backoff: { type: 'linear', delay: 1000 } }, /queue.backoff.type must be 'fixed' or 'exponential'; got "linear"/],
+    [{ backoff: { type: 'fixed', delay: -1 } }, /queue.backoff.delay must be milliseconds/],
+    [{ workerOptions: 'fast' }, /option queue.workerOptions must be an object/],
+  ])('refuse the queue extra %p, naming the option', (queue, message) => {
+    expect(() => resolveJudgmentExtras({ queue } as never)).toThrow(InvalidConfiguration);
+    expect(() => resolveJudgmentExtras({ queue } as never)).toThrow(message);
+  });
+
   it('refuse a data source name that is not a string', () => {
     expect(() => resolveJudgmentExtras({ dataSource: 7 as never })).toThrow(/option dataSource must be the name/);
   });

@@ -377,8 +377,9 @@ export function resolveJudgmentExtras(extras: JudgmentModuleExtras): ResolvedJud
 }
 
 /** Applies the queue defaults; attempts and concurrency are whole numbers of at least 1. */
-export function resolveQueueOptions(options: JudgmentQueueOptions = {}): ResolvedQueueOptions {
+export function resolveQueueOptions(given: JudgmentQueueOptions = {}): ResolvedQueueOptions {
   const defaults = JUDGMENT_DEFAULTS.queue;
+  const options = checkedQueueOptions(given);
   return Object.freeze({
     enabled: options.enabled ?? defaults.enabled,
     assessQueue: options.assessQueue ?? defaults.assessQueue,
@@ -588,4 +589,50 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'function') return `the function ${value.name || '(anonymous)'}`;
   return typeof value === 'object' ? (Array.isArray(value) ? 'an array' : 'an object') : String(value);
+}
+
+/**
+ * The `queue` extra, each option checked for its kind (InvalidConfiguration names it): booleans, non-empty queue
+ * names, numbers (below 1 count as 1, NaN takes the default), the backoff, the worker options. Unset options stay unset for the defaults.
+ */
+function checkedQueueOptions(given: unknown): JudgmentQueueOptions {
+  const options = section(given, 'queue', 'The module extra queue') as JudgmentQueueOptions;
+  for (const option of ['enabled', 'runWorkers', 'pauseOnRateLimit'] as const) {
+    flag(options[option], `queue.${option}`, false);
+  }
+  for (const option of ['assessQueue', 'decideQueue', 'reviewQueue', 'configKey'] as const) {
+    const value: unknown = options[option];
+    if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) {
+      throw new InvalidConfiguration(
+        `The module option queue.${option} must be a non-empty string; got ${describe(value)}.`,
+      );
+    }
+  }
+  const outage = options.outage === undefined ? {} : section(options.outage, 'queue.outage');
+  const numbers: Array<[string, unknown]> = [
+    ['attempts', options.attempts],
+    ['decideAttempts', options.decideAttempts],
+    ['concurrency', options.concurrency],
+    ...Object.entries(outage).map(([key, value]): [string, unknown] => [`outage.${key}`, value]),
+  ];
+  for (const [option, value] of numbers) {
+    if (value !== undefined && typeof value !== 'number') {
+      throw new InvalidConfiguration(`The module option queue.${option} must be a number; got ${describe(value)}.`);
+    }
+  }
+  if (options.backoff !== undefined) {
+    const backoff = section(options.backoff, 'queue.backoff') as { type?: unknown; delay?: unknown };
+    if (backoff.type !== 'fixed' && backoff.type !== 'exponential') {
+      throw new InvalidConfiguration(
+        `The module option queue.backoff.type must be 'fixed' or 'exponential'; got ${describe(backoff.type)}.`,
+      );
+    }
+    if (typeof backoff.delay !== 'number' || !Number.isFinite(backoff.delay) || backoff.delay < 0) {
+      throw new InvalidConfiguration(
+        `The module option queue.backoff.delay must be milliseconds (a number of 0 or more); got ${describe(backoff.delay)}.`,
+      );
+    }
+  }
+  if (options.workerOptions !== undefined) section(options.workerOptions, 'queue.workerOptions');
+  return options;
 }

@@ -1,8 +1,13 @@
 import { Logger } from '@nestjs/common';
-import type { ModuleRef } from '@nestjs/core';
 import { resolveJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger } from '../logging/judgment.logger';
-import { AssessmentCache, type CachedAssessment, MEMORY_CACHE_ENTRIES, MemoryStore } from './assessment.cache';
+import {
+  AssessmentCache,
+  type CacheStore,
+  type CachedAssessment,
+  MEMORY_CACHE_ENTRIES,
+  MemoryStore,
+} from './assessment.cache';
 
 const entry: CachedAssessment = {
   answers: { abusive: 0.4 },
@@ -18,9 +23,8 @@ const brokenStore = {
   set: () => Promise.reject(new Error('redis down')),
 };
 
-function cacheWith(store: unknown) {
-  const moduleRef = { get: () => store } as unknown as ModuleRef;
-  return new AssessmentCache(moduleRef, new JudgmentLogger(resolveJudgmentOptions({})));
+function cacheWith(store: CacheStore | undefined) {
+  return new AssessmentCache(store ? () => store : null, new JudgmentLogger(resolveJudgmentOptions({})));
 }
 
 describe('AssessmentCache', () => {

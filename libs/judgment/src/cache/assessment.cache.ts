@@ -1,5 +1,4 @@
-import { Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { EncodedAnswers } from '../assessment/assessment';
 import { fingerprint } from '../fingerprint/fingerprint';
@@ -28,21 +27,25 @@ export interface CacheKeyParts {
   readonly model: string;
 }
 
-interface Store {
+/** What the cache needs of a store: CacheModule's `CACHE_MANAGER` (cache-manager's Cache) has both methods. */
+export interface CacheStore {
   get(key: string): Promise<unknown>;
   set(key: string, value: unknown, ttlMs: number): Promise<unknown>;
 }
 
-/** The token `@nestjs/cache-manager` registers CacheModule's store under. */
-const CACHE_MANAGER = 'CACHE_MANAGER';
+/**
+ * The token the module's wiring provides the app's CacheModule store under: a function giving the store, or null when
+ * the app registers no CacheModule. A function, because the app's store is only known once every provider is built.
+ */
+export const APP_CACHE_STORE = Symbol('APP_CACHE_STORE');
 
 /** Opt-in Assessment cache: the app's CacheModule store when it registers one, else an in-process store. */
 @Injectable()
 export class AssessmentCache {
-  private resolved?: Store;
+  private resolved?: CacheStore;
 
   constructor(
-    private readonly moduleRef: ModuleRef,
+    @Optional() @Inject(APP_CACHE_STORE) private readonly appStore: (() => CacheStore | null) | null,
     private readonly logger: JudgmentLogger,
   ) {}
 
@@ -83,21 +86,11 @@ export class AssessmentCache {
     }
   }
 
-  private store(): Store {
+  private store(): CacheStore {
     if (!this.resolved) {
-      this.resolved = appStore(this.moduleRef) ?? new MemoryStore();
+      this.resolved = this.appStore?.() ?? new MemoryStore();
     }
     return this.resolved;
-  }
-}
-
-/** The app's CacheModule store, or null when it registers none (only Nest's "not found" is taken as absence). */
-function appStore(moduleRef: ModuleRef): Store | null {
-  try {
-    return moduleRef.get<Store>(CACHE_MANAGER, { strict: false });
-  } catch (error) {
-    if ((error as Error)?.constructor?.name === 'UnknownElementException') return null;
-    throw error;
   }
 }
 
@@ -119,7 +112,7 @@ export const MEMORY_CACHE_ENTRIES = 10_000;
  * A small in-process TTL store for apps without CacheModule, capped at `capacity` entries (least recently used out):
  * `lru-cache`, which also refuses an expired entry on read.
  */
-export class MemoryStore implements Store {
+export class MemoryStore implements CacheStore {
   /** Values are boxed: lru-cache holds no undefined or null value. */
   private readonly entries: LRUCache<string, { value: unknown }>;
 

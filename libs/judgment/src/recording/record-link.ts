@@ -4,11 +4,11 @@ import { AwaitingReview, type Decided, type ReviewReason } from '../assessment/a
 import type { DecisionPlan } from '../decision/decision-plan';
 import { applyTracedDecision } from '../decision/apply-decision';
 import type { DecisionTrace } from '../decision/decision-trace';
-import { type Decision, type DecisionMetadata, decisionMetadata, isDecision } from '../decision/decision.decorator';
+import { type Decision, type DecisionMetadata, decisionMetadata } from '../decision/decision.decorator';
 import { decisionThresholds } from '../decision/thresholds';
-import { type Judgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
+import { type Judgment, judgmentName } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
-import { AssessmentNotRecorded, InvalidDecision, UnrebuildableAssessment } from '../errors';
+import { AssessmentNotRecorded, UnrebuildableAssessment } from '../errors';
 import { AssessmentDecided, AuditRequested, ReviewRequested } from '../events/judgment.events';
 import type { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
@@ -110,7 +110,8 @@ export class RecordLink implements DecisionRecording {
     const name = judgmentName(assessment.judgment);
     const attributes = { 'judgment.name': name };
     return inSpan('judgment.decide', { attributes, parent: this.traceContext }, async (span) => {
-      this.admit(assessment, decision);
+      // Compute-only Assessments are not checked: for them the Decision's compile-time type `Decision<J>` is the guard.
+      this.services.registry.refuseForeignDecision(assessment.judgment, decision);
       const { outcome, trace } = applyTracedDecision(assessment, decision, this.checksPurity);
       const decided = { ...attributes, 'judgment.decision': trace.decision, 'judgment.outcome': trace.outcome };
       if (span.isRecording()) {
@@ -123,22 +124,6 @@ export class RecordLink implements DecisionRecording {
       span.setAttribute('judgment.review.cause', plan.reason.cause);
       return new AwaitingReview(outcome, plan.reason, this.current?.id ?? null);
     });
-  }
-
-  /**
-   * Refuses a Decision that is the default Decision of other registered Judgments only. Compute-only Assessments are
-   * not checked: for them the Decision's compile-time type `Decision<J>` is the guard.
-   */
-  private admit(assessment: Assessment<any>, decision: unknown): void {
-    const cls = (decision as object | null)?.constructor;
-    if (typeof cls !== 'function' || !isDecision(cls)) return;
-    const owners = this.services.registry.judgments().filter((judgment) => judgmentMetadata(judgment).decision === cls);
-    if (owners.length === 0 || owners.includes(assessment.judgment.constructor as never)) return;
-    throw new InvalidDecision(
-      `${decisionMetadata(cls).name} is the Decision of ${owners.map((owner) => judgmentName(owner)).join(', ')}; it ` +
-        `cannot decide an Assessment of ${judgmentName(assessment.judgment)}. Pass a Decision written for ` +
-        `${judgmentName(assessment.judgment)} instead.`,
-    );
   }
 
   /** Routes a decision and carries the plan out: writes it, logs it, schedules its deadline, announces it. */

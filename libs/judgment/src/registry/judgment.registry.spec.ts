@@ -1,5 +1,5 @@
 import { Decision, Judgment, Likelihood } from 'nestjs-judgment';
-import { DuplicateJudgmentName, UnknownJudgmentName } from 'nestjs-judgment/testing';
+import { DuplicateJudgmentName, InvalidDecision, UnknownJudgmentName } from 'nestjs-judgment/testing';
 import { JudgmentRegistry } from './judgment.registry';
 import {
   RefundAbuse,
@@ -8,6 +8,8 @@ import {
   RouteTicket,
   StrictRefundDecision,
   SupportTicket,
+  aRefund,
+  aTicket,
 } from '../testing/fixtures.spec-helpers';
 
 const registryOf = (...classes: Array<new (...args: any[]) => unknown>) => {
@@ -91,5 +93,19 @@ describe('JudgmentRegistry', () => {
       }
     }
     expect(() => registryOf(RefundService)).toThrow(/RefundService .*neither a Judgment .* nor a Decision/);
+  });
+
+  it("refuses a Decision that is only other Judgments' default, and lets through its own Judgment's or an unowned one", () => {
+    const registry = registryOf(RefundAbuse, SupportTicket);
+    const ticket = new SupportTicket(aTicket());
+    expect(() => registry.refuseForeignDecision(ticket, new RefundDecision())).toThrow(
+      new InvalidDecision(
+        'RefundDecision is the Decision of refund-abuse; it cannot decide an Assessment of SupportTicket. Pass a ' +
+          'Decision written for SupportTicket instead.',
+      ),
+    );
+    expect(() => registry.refuseForeignDecision(new RefundAbuse(aRefund()), new RefundDecision())).not.toThrow();
+    expect(() => registry.refuseForeignDecision(ticket, new StrictRefundDecision())).not.toThrow();
+    expect(() => registry.refuseForeignDecision(ticket, { decide: () => RefundOutcome.Approve })).not.toThrow();
   });
 });

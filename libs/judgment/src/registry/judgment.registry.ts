@@ -1,8 +1,14 @@
 import type { Type } from '@nestjs/common';
-import { DuplicateJudgmentName, InvalidConfiguration, UnknownDecision, UnknownJudgmentName } from '../errors';
+import {
+  DuplicateJudgmentName,
+  InvalidConfiguration,
+  InvalidDecision,
+  UnknownDecision,
+  UnknownJudgmentName,
+} from '../errors';
 import { constructDecision } from '../decision/apply-decision';
 import { type Decision, decisionMetadata, isDecision } from '../decision/decision.decorator';
-import { type Judgment, isDecoratedJudgment, judgmentMetadata } from '../definition/judgment.decorator';
+import { type Judgment, isDecoratedJudgment, judgmentMetadata, judgmentName } from '../definition/judgment.decorator';
 
 /**
  * Name ⇄ class for the registered Judgments and Decisions: how the queue worker, record rebuild and the CLI turn a
@@ -88,6 +94,22 @@ export class JudgmentRegistry {
 
   decisions(): Type<Decision>[] {
     return [...this.decisionsByName.values()];
+  }
+
+  /**
+   * Refuses a Decision that is the default Decision of other registered Judgments only (InvalidDecision naming them).
+   * A Decision no registered Judgment names, or not a @Decision() class, passes: its compile-time type is the guard.
+   */
+  refuseForeignDecision(judgment: Judgment, decision: unknown): void {
+    const cls = (decision as object | null)?.constructor;
+    if (typeof cls !== 'function' || !isDecision(cls)) return;
+    const owners = this.judgments().filter((owner) => judgmentMetadata(owner).decision === cls);
+    if (owners.length === 0 || owners.includes(judgment.constructor as never)) return;
+    throw new InvalidDecision(
+      `${decisionMetadata(cls).name} is the Decision of ${owners.map((owner) => judgmentName(owner)).join(', ')}; it ` +
+        `cannot decide an Assessment of ${judgmentName(judgment)}. Pass a Decision written for ` +
+        `${judgmentName(judgment)} instead.`,
+    );
   }
 
   private add<T extends Function>(map: Map<string, T>, name: string, cls: T, kind: string): void {

@@ -1,8 +1,4 @@
-import { Inject, Injectable, type OnModuleInit, type Type } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import { InvalidConfiguration } from '../errors';
-import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
-import type { ResolvedJudgmentOptions } from '../judgment.options';
+import { Inject, Injectable, type OnModuleInit, Optional } from '@nestjs/common';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { Reviewer } from '../persistence/reviewer';
 
@@ -21,53 +17,34 @@ export interface ResolutionPolicy {
 }
 
 /**
- * Holds the app's ResolutionPolicy, named by the module option `resolutionPolicy`: the app's own provider of that
- * class when it registered one, else an instance Nest creates with its dependencies injected; null when none is
- * configured. Resolved in onModuleInit, once every provider of the app is constructed.
+ * The token of the module wiring's lookup of the app's ResolutionPolicy, asked once every provider of the app is built:
+ * the app's own provider of the class when it registers one, else an instance built through DI; null when none is
+ * configured. A class that cannot be built rejects with InvalidConfiguration naming it.
+ */
+export const APP_RESOLUTION_POLICY = Symbol('APP_RESOLUTION_POLICY');
+
+/** How the wiring finds the app's ResolutionPolicy (see APP_RESOLUTION_POLICY). */
+export type ResolutionPolicyLookup = () => Promise<ResolutionPolicy | null>;
+
+/**
+ * Holds the app's ResolutionPolicy, named by the module option `resolutionPolicy`: looked up once the app's providers
+ * are built (so the app's own provider of the class, with the services of its own module, is the one used), at
+ * startup; null when none is configured.
  */
 @Injectable()
 export class ResolutionPolicyHost implements OnModuleInit {
   private resolved: ResolutionPolicy | null = null;
 
   constructor(
-    @Inject(RESOLVED_JUDGMENT_OPTIONS) private readonly options: ResolvedJudgmentOptions,
-    private readonly moduleRef: ModuleRef,
+    @Optional() @Inject(APP_RESOLUTION_POLICY) private readonly lookup: ResolutionPolicyLookup | null = null,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const cls = this.options.resolutionPolicy as Type<ResolutionPolicy> | null;
-    if (!cls) return;
-    const provided = providedBy(this.moduleRef, cls);
-    if (provided) {
-      this.resolved = provided;
-      return;
-    }
-    try {
-      this.resolved = await this.moduleRef.create(cls);
-    } catch (error) {
-      throw new InvalidConfiguration(
-        `The resolutionPolicy ${cls.name} could not be constructed: ${(error as Error)?.message ?? String(error)} ` +
-          'Provide its dependencies (the modules of forRootAsync({ imports })), or register it as a provider.',
-        { cause: error },
-      );
-    }
+    this.resolved = this.lookup ? await this.lookup() : null;
   }
 
   /** The app's policy, or null when none is configured (then every reviewer is refused). */
   get policy(): ResolutionPolicy | null {
     return this.resolved;
-  }
-}
-
-/**
- * The app's own provider of `cls`, or null when the app registers none. Only Nest's "not found" is taken as absence:
- * any other error (a provider that failed to build) surfaces.
- */
-function providedBy<T>(moduleRef: ModuleRef, cls: Type<T>): T | null {
-  try {
-    return moduleRef.get(cls, { strict: false });
-  } catch (error) {
-    if ((error as Error)?.constructor?.name === 'UnknownElementException') return null;
-    throw error;
   }
 }

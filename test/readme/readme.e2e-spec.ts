@@ -95,6 +95,23 @@ describe("the README's Installation (issue 31)", () => {
     expect(prose).toContain('`@nestjs/platform-express`');
   });
 
+  it("the package README's service handles AwaitingReview before it acts on the Outcome (issue 27.1)", () => {
+    const packageReadme = readFileSync(join(ROOT, 'libs', 'judgment', 'README.md'), 'utf8');
+    const services = [...packageReadme.matchAll(/```ts\n([\s\S]*?)```/g)]
+      .map(([, code]) => code)
+      .filter((code) => code.includes('.outcome'));
+    expect(services).toHaveLength(1);
+    const [service] = services;
+    expect(service).toMatch(/import \{[^}]*\bAwaitingReview\b[^}]*\} from 'nestjs-judgment'/);
+    const decided = service.indexOf('.outcome<PostOutcome>()');
+    const handled = service.indexOf('if (decided instanceof AwaitingReview) return');
+    const acted = service.indexOf('return decided;');
+    expect(decided).toBeGreaterThan(-1);
+    expect(handled).toBeGreaterThan(decided);
+    expect(acted).toBeGreaterThan(handled);
+    expect(packageReadme).not.toMatch(/`await \(await judge\.assess\([^`]*\)\)\.outcome\(\)`/);
+  });
+
   it('says that without @nestjs/bullmq the app fails on its own import before the library can say anything', () => {
     const prose = installation.replace(/\s+/g, ' ');
     expect(prose).toContain('imports `BullModule` from `@nestjs/bullmq` itself');

@@ -4,7 +4,17 @@
  * Each `// @ts-expect-error` line must be a type error (tsc fails if it compiles); every other line must compile.
  * Nothing here is meant to run.
  */
-import { type Assessment, Classification, Decision, Judgment, Likelihood, Rating } from 'nestjs-judgment';
+import {
+  type Assessment,
+  AwaitingReview,
+  Classification,
+  type Decided,
+  Decision,
+  decidedOutcome,
+  Judgment,
+  Likelihood,
+  Rating,
+} from 'nestjs-judgment';
 import {
   type ClassificationAnswer,
   type LikelihoodAnswer,
@@ -150,5 +160,70 @@ export class WrongOutcome implements Decision<Typed, Outcome> {
     return 'approve';
   }
 }
+
+// ---- Deciding: a case in Review is never an automatic Outcome (issue 27.1) -----------------------------------------
+// outcome() and decide() resolve to Decided<O> = O | AwaitingReview<O>. Code that acts on an Outcome, returns it or
+// stores it as one does not compile until it has handled AwaitingReview: the compiler makes the caller handle Review.
+
+declare function act(outcome: Outcome): void;
+
+export async function unhandled(): Promise<Outcome> {
+  const decided = await assessment.outcome<Outcome>();
+  // @ts-expect-error a case awaiting Review is not an Outcome to act on
+  act(decided);
+  // @ts-expect-error nor one to store as an Outcome
+  const stored: Outcome = decided;
+  // @ts-expect-error the Outcome a Review case carries is not a string either
+  const text: string = decided;
+  void [stored, text];
+  // @ts-expect-error nor to return as one
+  return decided;
+}
+
+export async function unhandledDecide(): Promise<Outcome> {
+  // @ts-expect-error decide() resolves alike: the Decision's Outcome or AwaitingReview
+  return assessment.decide(new TypedDecision());
+}
+
+export async function exhaustive(): Promise<string> {
+  const decided = await assessment.outcome<Outcome>();
+  switch (decided) {
+    case Outcome.Approve:
+      return 'approved';
+    case Outcome.Reject:
+      return 'rejected';
+    default: {
+      // @ts-expect-error a switch over every Outcome leaves AwaitingReview: it is not exhaustive without it
+      const none: never = decided;
+      return none;
+    }
+  }
+}
+
+export async function comparedOnly(): Promise<Outcome> {
+  const decided = await assessment.outcome<Outcome>();
+  if (decided === Outcome.Reject) return decided; // comparing with an Outcome narrows to it
+  // @ts-expect-error what is left may be Approve or a case awaiting Review
+  return decided;
+}
+
+/** The README's service pattern: Review handled first, then the Outcome acts. */
+export async function handled(): Promise<Outcome | 'pending'> {
+  const decided: Decided<Outcome> = await assessment.outcome<Outcome>();
+  if (decided instanceof AwaitingReview) {
+    const why: 'band' | 'drift' | 'collapse' = decided.reason.cause;
+    const given: Outcome = decided.outcome; // what the Decision gave, for logs and reports
+    const record: number | null = decided.recordId;
+    void [why, given, record, decided.is('drift')];
+    // @ts-expect-error only the causes the package routes by
+    decided.is('other');
+    return 'pending';
+  }
+  act(decided);
+  return decided;
+}
+
+// decidedOutcome() gives the Decision's Outcome either way, for reports and logs.
+export const logged: Promise<Outcome> = assessment.outcome<Outcome>().then(decidedOutcome);
 
 export const typed = [likelihood, rating, team, openTeam, maybeTeam, above, wideLabel];

@@ -192,6 +192,66 @@ describe('Evidence that JSON would flatten or change is refused, naming the path
     expect(failure.message).toMatch(message);
   });
 
+  it.each<[string, () => unknown, RegExp, string]>([
+    [
+      'a getter that throws',
+      () =>
+        Object.defineProperty({}, 'total', {
+          enumerable: true,
+          get() {
+            throw new Error('not loaded');
+          },
+        }),
+      /reading it threw: not loaded/,
+      'order.items.1.price.total',
+    ],
+    [
+      'a toJSON() that throws',
+      () => ({
+        toJSON() {
+          throw new TypeError('detached');
+        },
+      }),
+      /its toJSON\(\) threw: detached/,
+      'order.items.1.price',
+    ],
+    [
+      'a property keyed by a symbol',
+      () => ({ [Symbol('internal')]: 1, shown: 2 }),
+      /Symbol\(internal\).*leave out/,
+      'order.items.1.price',
+    ],
+  ])('%s is InvalidEvidence naming the path (issue 27.6)', (_, make, message, path) => {
+    const failure = failureOf({ order: { items: [{ price: 1 }, { price: make() }] } });
+    expect(failure).toBeInstanceOf(InvalidEvidence);
+    expect(failure.path).toBe(path);
+    expect(failure.message).toContain(`"${path}"`);
+    expect(failure.message).toMatch(message);
+  });
+
+  it('a getter that throws at the root names the root', () => {
+    const evidence = Object.defineProperty({}, 'note', {
+      enumerable: true,
+      get() {
+        throw new Error('gone');
+      },
+    });
+    expect(failureOf(evidence).path).toBe('note');
+  });
+
+  it('own plain data JSON sends alike is accepted: a getter on a plain object, a Date in a field', () => {
+    expect(
+      prepareEvidence({
+        order: {
+          get total() {
+            return 12;
+          },
+          at: new Date(Date.UTC(2026, 0, 2)),
+        },
+      }).json,
+    ).toEqual({ order: { total: 12, at: '2026-01-02T00:00:00.000Z' } });
+  });
+
   it('a hole in a list is refused, not closed up (JSON would send null there)', () => {
     // eslint-disable-next-line no-sparse-arrays
     const failure = failureOf({ tags: ['a', , 'c'] });

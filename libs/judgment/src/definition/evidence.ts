@@ -62,8 +62,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * carry (cycles, BigInt, functions, symbols, non-finite numbers, lone UTF-16 surrogates) and whatever it would flatten
  * or change: a Promise, an Error, a Map or Set, other built-ins holding their data out of reach of JSON (RegExp,
  * typed arrays, weak collections), an invalid Date, a class instance whose getters JSON leaves out, `undefined` or a
- * hole in a list, and a root that is not a `{ key: value }` object once read. `undefined` object properties are
- * omitted, as JSON does; `toJSON()` is read, as JSON does.
+ * hole in a list, a property keyed by a symbol, a getter or toJSON() that throws, and a root that is not a
+ * `{ key: value }` object once read. `undefined` object properties are omitted, as JSON does; `toJSON()` is read, as
+ * JSON does. The rule: a value is accepted when JSON sends what the app gave, and refused where it would not.
  */
 export function prepareEvidence(evidence: unknown): PreparedEvidence {
   if (
@@ -124,7 +125,11 @@ export function prepareEvidence(evidence: unknown): PreparedEvidence {
     if (!plain) refuseFlattened(object, prototype, path);
     // toJSON() first (a Date, an entity), then the value it returns is read like any other: UntrustedText included.
     if (typeof (object as { toJSON?: unknown }).toJSON === 'function') {
-      return visit((object as { toJSON(): unknown }).toJSON(), path, depth + 1);
+      return visit(
+        readOrRefuse(() => (object as { toJSON(): unknown }).toJSON(), path, 'its toJSON() threw'),
+        path,
+        depth + 1,
+      );
     }
     if (!plain) refuseHiddenFields(object, prototype, path, checkedPrototypes);
     if (ancestors.has(object)) throw new InvalidEvidence(path, 'refers back to itself (a cycle).');
@@ -152,9 +157,11 @@ export function prepareEvidence(evidence: unknown): PreparedEvidence {
       }
       const stored: { [key: string]: JsonValue } = {};
       const shown: { [key: string]: unknown } = {};
-      for (const [key, item] of Object.entries(object)) {
+      refuseSymbolKeys(object, path);
+      for (const key of Object.keys(object)) {
         const keyPath = join(path, key);
         checkString(key, keyPath);
+        const item = readOrRefuse(() => (object as Record<string, unknown>)[key], keyPath, 'reading it threw');
         const encoded = visit(item, keyPath, depth + 1);
         if (encoded === undefined) continue;
         // defineProperty, not assignment: a `__proto__` key (JSON.parse makes own ones) stays an ordinary key.
@@ -254,6 +261,32 @@ function refuseHiddenFields(object: object, prototype: object | null, path: stri
     checked.add(level);
     level = Object.getPrototypeOf(level) as object | null;
   }
+}
+
+/** Reads a value of the Evidence (a getter, a toJSON()); what it throws is InvalidEvidence naming the path. */
+function readOrRefuse(read: () => unknown, path: string, what: string): unknown {
+  try {
+    return read();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new InvalidEvidence(
+      path,
+      `could not be read: ${what}: ${reason}. Read the value before constructing the Judgment and show what it is.`,
+    );
+  }
+}
+
+/** Refuses an object with enumerable properties keyed by symbols: the app sees them, JSON leaves them out. */
+function refuseSymbolKeys(object: object, path: string): void {
+  const symbol = Object.getOwnPropertySymbols(object).find((key) =>
+    Object.prototype.propertyIsEnumerable.call(object, key),
+  );
+  if (symbol === undefined) return;
+  throw new InvalidEvidence(
+    path,
+    `has a property keyed by ${String(symbol)}, which JSON would leave out: key it by a string, or leave it out of ` +
+      'the Evidence.',
+  );
 }
 
 /** The name of an object's class, for a message. */

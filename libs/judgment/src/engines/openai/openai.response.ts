@@ -107,7 +107,9 @@ export function readCompletion(
       .join(', ');
     throw fail(
       `its top_logprobs are not a distribution: their probabilities sum to ${total.toFixed(3)} (${listed}), more ` +
-        'than 1. The server reports something other than log-probabilities',
+        'than 1. The server reports something other than log-probabilities of the first token. Point the ' +
+        "connection's url at a server and model that return real ones (OpenAI, vLLM, llama.cpp server), or fix " +
+        `the proxy in between; \`judgment probe ${origin.connection}\` shows what the server sends`,
     );
   }
   const options = rules.tokens.length;

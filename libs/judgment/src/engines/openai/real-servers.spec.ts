@@ -119,6 +119,9 @@ describe('a top_logprobs list that is not a distribution (27.4)', () => {
     expect(both.message).toContain('connection "llama"');
     expect(both.message).toContain('sum to 2.000');
     expect(both.message).toContain('"yes" 1.000, "no" 1.000');
+    // and what to do about it: point the connection at a server that reports real log-probabilities, seen by the probe
+    expect(both.message).toContain('judgment probe llama');
+    expect(both.message).toMatch(/connection's url/);
     const spellings = refusal(
       body([
         { token: 'yes', logprob: 0 },

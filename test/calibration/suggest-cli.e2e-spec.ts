@@ -331,6 +331,60 @@ describe('judgment audit', () => {
   });
 });
 
+describe('judgment audit --plan', () => {
+  it('answers with no audit yet: 299 clean audits for 1 % at 95 %, and "no data" for the estimate', async () => {
+    await audits(0, 0);
+    const run = await cli(['audit', 'refund-abuse', '--plan', '--max-error', '0.01', '--json']);
+    expect(run.code).toBe(0);
+    const plan = JSON.parse(run.stdout);
+    expect(plan).toMatchObject({ target: { maxError: 0.01, confidence: 0.95 }, days: 30, cleanAuditsNeeded: 299 });
+    expect(plan.identities).toEqual([]);
+    expect(plan.method).toContain('Clopper–Pearson');
+    const text = await cli(['audit', 'refund-abuse', '--plan', '--max-error', '0.05']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('With none wrong this takes 59 audits.');
+    expect(text.stdout).toContain('the estimate has no data');
+  });
+
+  it('counts every audit, and says how many more at the current errors and the rate that gets them in time', async () => {
+    await audits(149, 1); // 150 audits, over a page of 100; each is also an automatic Outcome of today's traffic
+    const run = await cli(['audit', 'refund-abuse', '--plan', '--max-error', '0.01', '--days', '10', '--json']);
+    expect(run.code).toBe(0);
+    const [identity] = JSON.parse(run.stdout).identities;
+    expect(identity).toMatchObject({
+      decision: 'RefundDecision',
+      decisionVersion: '2',
+      audits: 150,
+      errors: 1,
+      cleanAuditsNeeded: 299,
+      auditsNeeded: 473, // one error found: 473 in all at 1 % / 95 %
+      moreAudits: 323,
+      met: false,
+      automaticPerDay: 150, // 150 automatic Outcomes within the last day
+      days: 10,
+    });
+    expect(identity.auditRate).toBeCloseTo(323 / 1500, 12);
+    const text = await cli(['audit', 'refund-abuse', '--plan', '--max-error', '0.01', '--days', '10']);
+    expect(text.stdout).toMatch(
+      /│ RefundDecision v2 │ jev-1\.13\.0 │ 150 \(1\) +│ 0\.7% \(≤ [\d.]+%\) +│ 473 +│ 323 +│ 150\.0 +│ 21\.6% +│/,
+    );
+    // The plain audit reads every audit too.
+    expect(JSON.parse((await cli(['audit', 'refund-abuse', '--json'])).stdout).agreements[0].audits).toBe(150);
+  });
+
+  it('refuses a target outside (0, 1) and --plan without a target as usage errors (exit 2)', async () => {
+    const outside = await cli(['audit', 'refund-abuse', '--plan', '--max-error', '1.5']);
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain('maxError (--max-error) must be a number strictly between 0 and 1');
+    const zero = await cli(['audit', 'refund-abuse', '--plan', '--max-error', '0.01', '--confidence', '0']);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('confidence (--confidence) must be a number strictly between 0 and 1');
+    const missing = await cli(['audit', 'refund-abuse', '--plan']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--plan needs --max-error <share>');
+  });
+});
+
 describe('judgment eval --html', () => {
   it('writes one self-contained page that renders in Chromium with its charts and no console error', async () => {
     const file = join(dir, 'report.html');

@@ -1,13 +1,17 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import { type AuditPlan, DEFAULT_PLAN_DAYS, planAudits } from '../calibration/audit-plan';
 import { judgmentName } from '../definition/judgment.decorator';
-import { auditAgreements } from '../lock/audit-agreement';
+import { InvalidAuditPlan } from '../errors';
+import { type AuditedDecision, auditAgreements } from '../lock/audit-agreement';
 import { CalibrationLock } from '../lock/calibration-lock';
 import { CalibrationGuard } from '../routing/calibration.guard';
 import { MAX_RECORD_LIMIT, RecordQueries } from '../records/record-queries.service';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { CliContext } from './cli.context';
+import { CliUsageError } from './cli.errors';
 import { auditHtml } from './audit.html';
 import { formatAgreements } from './audit.format';
+import { type PlannedIdentity, TRAFFIC_DAYS, formatPlan } from './audit-plan.format';
 import { fail, print, printJson } from './cli.output';
 import { findJudgment } from './eval.command';
 import { prepareHtml, shownPath, writeHtml } from './html-file';
@@ -17,29 +21,44 @@ export interface AuditOptions {
   lock?: string;
   json?: boolean;
   html?: string;
+  plan?: boolean;
+  maxError?: number;
+  confidence?: number;
+  days?: number;
 }
 
 /**
  * `judgment audit <judgment> [--lock=judgment.lock.json] [--json] [--html=audit.html]`: the audited accuracy of the
  * automatic Outcomes per identity, with Wilson intervals, beside the lock's (`--html` also draws them on one page);
  * exits 1 when an audited interval lies wholly below the lock's (the rule AgreementDropped fires on), so it can gate a
- * deploy or run on a schedule.
+ * deploy or run on a schedule. `--plan --max-error 0.01 [--confidence 0.95] [--days 30]` says instead how many audits
+ * the target needs (Clopper–Pearson), how many more, and the audit rate that brings them in time.
  */
 export function addAuditCommand(program: Command, context: CliContext): void {
   program
     .command('audit')
-    .description('Compare the audited accuracy of automatic Outcomes with the calibration lock')
+    .description('Compare the audited accuracy of automatic Outcomes with the calibration lock, or plan audits')
     .argument('<judgment>', 'the Judgment: its registered name or class name')
     .option('--lock <path>', 'the calibration lock (default: the module option calibration.lock)')
     .option('--json', 'print only JSON')
     .option('--html <path>', 'also write the report as one self-contained HTML page (intervals drawn)')
+    .option('--plan', 'say how many audits show an error rate ≤ --max-error, and the audit rate to get them in time')
+    .option('--max-error <share>', 'with --plan: the error rate of automatic Outcomes to show, in (0, 1)', number)
+    .option('--confidence <share>', 'with --plan: the confidence, in (0, 1) (default 0.95)', number)
+    .option('--days <days>', `with --plan: in how many days (default ${DEFAULT_PLAN_DAYS})`, number)
     .action((name: string, options: AuditOptions) => runAudit(context, name, options));
 }
 
 async function runAudit(context: CliContext, name: string, options: AuditOptions): Promise<void> {
   const json = options.json === true;
   try {
-    const html = prepareHtml(options.html);
+    if (options.plan) checkPlanOptions(options);
+    else if (options.maxError !== undefined || options.confidence !== undefined || options.days !== undefined) {
+      throw new CliUsageError(
+        '--max-error, --confidence and --days go with --plan: judgment audit <judgment> --plan …',
+      );
+    }
+    const html = options.plan ? null : prepareHtml(options.html);
     await context.start();
     const judgment = judgmentName(findJudgment(context, name));
     const lock =
@@ -48,6 +67,24 @@ async function runAudit(context: CliContext, name: string, options: AuditOptions
         : context.get(CalibrationGuard).calibrationLock;
     const audited = await allAudited(context.get(RecordQueries), judgment);
     const agreements = auditAgreements(audited, lock);
+    if (options.plan) {
+      const identities = await plannedIdentities(context.get(RecordQueries), judgment, audited, options);
+      const target = { maxError: options.maxError as number, confidence: options.confidence ?? 0.95 };
+      const days = options.days ?? DEFAULT_PLAN_DAYS;
+      const clean = planAudits({ ...target, days });
+      if (json) {
+        printJson({
+          judgment,
+          target,
+          days,
+          trafficDays: TRAFFIC_DAYS,
+          method: PLAN_METHOD,
+          cleanAuditsNeeded: clean.cleanAuditsNeeded,
+          identities: identities.map(({ identity, plan }) => ({ ...identity, ...plan })),
+        });
+      } else print(formatPlan(judgment, clean, identities, PLAN_METHOD));
+      return;
+    }
     const dropped = agreements.some((agreement) => agreement.dropped);
     const lockFile = lock ? shownPath(lock.file) : null;
     writeHtml(html, auditHtml(judgment, lockFile, agreements));
@@ -56,6 +93,25 @@ async function runAudit(context: CliContext, name: string, options: AuditOptions
     if (dropped) process.exitCode = 1;
   } catch (error) {
     fail(error, json);
+  }
+}
+
+/** The method a plan uses, as printed with it. */
+const PLAN_METHOD =
+  'one-sided Clopper–Pearson (exact binomial) bound of the error rate of audited automatic Outcomes; the audits are ' +
+  'a uniform random sample of them (the audit rate draws them independently of their answers and Outcome).';
+
+/** A plan's target, confidence and horizon, checked before anything is read: a usage error (exit 2) names the fix. */
+function checkPlanOptions(options: AuditOptions): void {
+  if (options.maxError === undefined) {
+    throw new CliUsageError('--plan needs --max-error <share>, the error rate to show, e.g. --max-error 0.01.');
+  }
+  if (options.html !== undefined) throw new CliUsageError('--plan prints the plan: leave out --html.');
+  try {
+    planAudits({ maxError: options.maxError, confidence: options.confidence, days: options.days });
+  } catch (error) {
+    if (error instanceof InvalidAuditPlan) throw new CliUsageError(error.message);
+    throw error;
   }
 }
 
@@ -68,4 +124,66 @@ async function allAudited(records: RecordQueries, judgment: string): Promise<Ass
     if (page.length < MAX_RECORD_LIMIT) return all;
     after = page[page.length - 1].id;
   }
+}
+
+/**
+ * One plan per identity seen in the audits or in the automatic Outcomes of the last TRAFFIC_DAYS days: its audits
+ * and errors so far, and its automatic Outcomes per day over that window (or since its first, when later).
+ */
+async function plannedIdentities(
+  records: RecordQueries,
+  judgment: string,
+  audited: readonly AuditedDecision[],
+  options: AuditOptions,
+): Promise<Array<{ identity: PlannedIdentity; plan: AuditPlan }>> {
+  const now = Date.now();
+  const traffic = await records.automaticTraffic(judgment, new Date(now - TRAFFIC_DAYS * 86_400_000));
+  const key = (identity: PlannedIdentity) =>
+    JSON.stringify([identity.decision, identity.decisionVersion, identity.questions, identity.model]);
+  const found = new Map<string, { identity: PlannedIdentity; audits: number; errors: number; perDay: number | null }>();
+  for (const audit of audited) {
+    if (audit.decision === null || audit.model === null || audit.auditResolution === null) continue;
+    const identity = {
+      decision: audit.decision,
+      decisionVersion: audit.decisionVersion,
+      questions: audit.questionsFingerprint,
+      model: audit.model,
+    };
+    const entry = found.get(key(identity)) ?? { identity, audits: 0, errors: 0, perDay: null };
+    entry.audits += 1;
+    if (audit.auditResolution !== audit.outcome) entry.errors += 1;
+    found.set(key(identity), entry);
+  }
+  for (const row of traffic) {
+    const identity = {
+      decision: row.decision,
+      decisionVersion: row.decisionVersion,
+      questions: row.questions,
+      model: row.model,
+    };
+    const entry = found.get(key(identity)) ?? { identity, audits: 0, errors: 0, perDay: null };
+    const span = Math.min(TRAFFIC_DAYS, Math.max(1, (now - row.first.getTime()) / 86_400_000));
+    entry.perDay = row.count / span;
+    found.set(key(identity), entry);
+  }
+  return [...found.values()].map(({ identity, audits, errors, perDay }) => ({
+    identity,
+    plan: planAudits({
+      maxError: options.maxError as number,
+      confidence: options.confidence,
+      days: options.days,
+      audits,
+      errors,
+      automaticPerDay: perDay,
+    }),
+  }));
+}
+
+/** A number option: the checks say what range it must be in. */
+function number(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed)) {
+    throw new InvalidArgumentError(`expected a number such as 0.01; got ${JSON.stringify(value)}.`);
+  }
+  return parsed;
 }

@@ -31,6 +31,17 @@ export interface RecordFilter {
   offset?: number;
 }
 
+/** Automatic Outcomes of one identity in a time window (`RecordQueries.automaticTraffic`). */
+export interface AutomaticTraffic {
+  readonly decision: string;
+  readonly decisionVersion: string | null;
+  readonly questions: string;
+  readonly model: string;
+  readonly count: number;
+  /** When the first of them was decided. */
+  readonly first: Date;
+}
+
 /** Finds `judgment_assessments` records: by id, in Review, answered or not, of a Subject. */
 @Injectable()
 export class RecordQueries {
@@ -87,6 +98,49 @@ export class RecordQueries {
       .groupBy('record.judgment')
       .getRawMany<{ judgment: string; count: string | number }>();
     return Object.fromEntries(rows.map((row) => [row.judgment, Number(row.count)]));
+  }
+
+  /**
+   * Automatic Outcomes of a Judgment decided since `since`, counted per identity (Decision, version, Questions
+   * fingerprint, model), with the first one's time: the traffic an audit rate applies to.
+   */
+  async automaticTraffic(judgment: string, since: Date): Promise<AutomaticTraffic[]> {
+    const rows = await this.rows
+      .repository()
+      .createQueryBuilder('record')
+      .select('record.decision', 'decision')
+      .addSelect('record.decision_version', 'decisionVersion')
+      .addSelect('record.questions_fingerprint', 'questions')
+      .addSelect('record.model', 'model')
+      .addSelect('COUNT(*)', 'count')
+      .addSelect('MIN(record.created_at)', 'first')
+      .where('record.judgment = :judgment', { judgment })
+      .andWhere('record.created_at >= :since', { since })
+      .andWhere('record.outcome IS NOT NULL')
+      .andWhere('record.decision IS NOT NULL')
+      .andWhere('record.model IS NOT NULL')
+      .andWhere('record.review_requested_at IS NULL')
+      .andWhere('record.failure_type IS NULL')
+      .groupBy('record.decision')
+      .addGroupBy('record.decision_version')
+      .addGroupBy('record.questions_fingerprint')
+      .addGroupBy('record.model')
+      .getRawMany<{
+        decision: string;
+        decisionVersion: string | null;
+        questions: string;
+        model: string;
+        count: string | number;
+        first: Date | string;
+      }>();
+    return rows.map((row) => ({
+      decision: row.decision,
+      decisionVersion: row.decisionVersion,
+      questions: row.questions,
+      model: row.model,
+      count: Number(row.count),
+      first: new Date(row.first),
+    }));
   }
 
   /** The record with this id, or null. */

@@ -300,6 +300,71 @@ describe('judgment audit', () => {
     });
   });
 
+  it('gives the prediction-powered error rate beside the plain one, naming the estimator and its assumption', async () => {
+    // 300 automatic Outcomes of the window with answers of varied doubt; every third audited, the doubtful ones wrong.
+    const locked = CalibrationLock.read(join(ROOT, 'apps/support-desk/judgment.lock.json'));
+    const identity = locked.entry('refund-abuse', 'RefundDecision', '2')!.identities[0];
+    const db = await new DataSource({ ...PG, database: DATABASE, entities: judgmentEntities }).initialize();
+    try {
+      const repository = db.getRepository(AssessmentRecord);
+      await repository.delete({ judgment: 'refund-abuse' });
+      await repository.save(
+        Array.from({ length: 300 }, (_, i) =>
+          repository.create({
+            judgment: 'refund-abuse',
+            evidenceFingerprint: 'e'.repeat(64),
+            untrustedPaths: [],
+            questionsFingerprint: identity.questions,
+            answers: { abusive: (i % 10) * 0.05 },
+            engine: 'jev',
+            model: identity.model,
+            decision: 'RefundDecision',
+            decisionVersion: '2',
+            outcomeType: 'RefundOutcome',
+            outcome: 'approve',
+            ...(i % 3 === 0
+              ? {
+                  auditRequestedAt: new Date(),
+                  auditResolution: i % 10 >= 8 ? 'reject' : 'approve',
+                  auditResolverType: 'Agent',
+                  auditResolverId: 'alice',
+                  auditedAt: new Date(),
+                }
+              : {}),
+          }),
+        ),
+      );
+    } finally {
+      await db.destroy();
+    }
+    const run = await cli(['audit', 'refund-abuse', '--json']);
+    const report = JSON.parse(run.stdout);
+    expect(report.predictionPowered.method).toContain('prediction-powered inference (Angelopoulos');
+    expect(report.predictionPowered.assumption).toContain('uniform random sample of the automatic Outcomes');
+    const [agreement] = report.agreements;
+    expect(agreement).toMatchObject({ audits: 100, agreed: 80 });
+    const powered = agreement.predictionPowered;
+    expect(powered).toMatchObject({ audits: 100, automatic: 300, errors: 20, confidence: 0.95 });
+    expect(powered.interval.low).toBeLessThan(powered.estimate);
+    expect(powered.estimate).toBeLessThan(powered.interval.high);
+    expect(powered.estimate).toBeGreaterThan(0.1);
+    const text = await cli(['audit', 'refund-abuse']);
+    expect(text.stdout).toContain('Error rate, audits alone (Wilson 95%)');
+    expect(text.stdout).toMatch(
+      /│ 20\.0% \([\d.]+%–[\d.]+%\) +│ [\d.]+% \([\d.]+%–[\d.]+%\), 100 audits \+ 300 automatic/,
+    );
+    expect(text.stdout).toContain('Assumption: The audits are a uniform random sample');
+  });
+
+  it('gives no prediction-powered interval from too few errors, and says why', async () => {
+    await audits(40, 0);
+    const run = await cli(['audit', 'refund-abuse', '--json']);
+    expect(JSON.parse(run.stdout).agreements[0].predictionPowered).toEqual({
+      estimate: null,
+      reason: 'too few for a normal interval (n = 40, 0 wrong; it needs 30 audits with at least 5 wrong and 5 right)',
+    });
+  });
+
   it('exits 1 when the audited interval lies wholly below the lock’s', async () => {
     await audits(20, 20);
     const run = await cli(['audit', 'refund-abuse']);

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { type AuditPlan, DEFAULT_PLAN_DAYS, planAudits } from '../calibration/audit-plan';
 import { judgmentName } from '../definition/judgment.decorator';
 import { InvalidAuditPlan } from '../errors';
-import { type AuditedDecision, auditAgreements } from '../lock/audit-agreement';
+import { type AuditAgreement, type AuditedDecision, auditAgreements } from '../lock/audit-agreement';
 import { CalibrationLock } from '../lock/calibration-lock';
 import { CalibrationGuard } from '../routing/calibration.guard';
 import { MAX_RECORD_LIMIT, RecordQueries } from '../records/record-queries.service';
@@ -12,7 +12,17 @@ import { CliUsageError } from './cli.errors';
 import { auditHtml } from './audit.html';
 import { formatAgreements } from './audit.format';
 import { type PlannedIdentity, TRAFFIC_DAYS, formatPlan } from './audit-plan.format';
-import { fail, print, printJson } from './cli.output';
+import { fail, percent, print, printJson, table } from './cli.output';
+import {
+  type AuditedPrediction,
+  PPI_ASSUMPTION,
+  PPI_METHOD,
+  type PredictionPoweredEstimate,
+  ppiTooFew,
+  predictedError,
+  predictionPoweredErrorRate,
+} from '../calibration/prediction-powered';
+import { decisionLabel } from './audit.format';
 import { findJudgment } from './eval.command';
 import { prepareHtml, shownPath, writeHtml } from './html-file';
 
@@ -87,13 +97,68 @@ async function runAudit(context: CliContext, name: string, options: AuditOptions
     }
     const dropped = agreements.some((agreement) => agreement.dropped);
     const lockFile = lock ? shownPath(lock.file) : null;
+    const powered = await predictionPowered(context.get(RecordQueries), judgment);
+    const withEstimates = agreements.map((agreement) => ({
+      ...agreement,
+      predictionPowered: powered.get(identityKey(agreement)) ?? {
+        estimate: null,
+        reason: `no automatic Outcome of the last ${TRAFFIC_DAYS} days`,
+      },
+    }));
     writeHtml(html, auditHtml(judgment, lockFile, agreements));
-    if (json) printJson({ judgment, lock: lockFile, agreements, dropped });
-    else print(formatAgreements(judgment, lockFile, agreements));
+    if (json) {
+      printJson({
+        judgment,
+        lock: lockFile,
+        agreements: withEstimates,
+        dropped,
+        predictionPowered: { method: PPI_METHOD, assumption: PPI_ASSUMPTION, windowDays: TRAFFIC_DAYS },
+      });
+    } else {
+      print(formatAgreements(judgment, lockFile, agreements));
+      if (agreements.length > 0) print(`\n${formatPredictionPowered(withEstimates)}`);
+    }
     if (dropped) process.exitCode = 1;
   } catch (error) {
     fail(error, json);
   }
+}
+
+/** A prediction-powered estimate of one identity's error rate, or why there is none. */
+type PoweredEstimate = (PredictionPoweredEstimate & { errors: number }) | { estimate: null; reason: string };
+
+function identityKey(identity: {
+  decision: string;
+  decisionVersion: string | null;
+  questions: string;
+  model: string;
+}): string {
+  return JSON.stringify([identity.decision, identity.decisionVersion, identity.questions, identity.model]);
+}
+
+/**
+ * Per identity, the prediction-powered error rate of the automatic Outcomes of the last TRAFFIC_DAYS days: every one's
+ * predicted error (from its answers) and the audited ones' findings.
+ */
+async function predictionPowered(records: RecordQueries, judgment: string): Promise<Map<string, PoweredEstimate>> {
+  const rows = await records.automaticAnswers(judgment, new Date(Date.now() - TRAFFIC_DAYS * 86_400_000));
+  const groups = new Map<string, { predictions: number[]; audited: AuditedPrediction[] }>();
+  for (const row of rows) {
+    const key = identityKey(row);
+    const group = groups.get(key) ?? { predictions: [], audited: [] };
+    const predicted = predictedError(row.answers);
+    group.predictions.push(predicted);
+    if (row.wrong !== null) group.audited.push({ predicted, wrong: row.wrong });
+    groups.set(key, group);
+  }
+  const estimates = new Map<string, PoweredEstimate>();
+  for (const [key, { predictions, audited }] of groups) {
+    const errors = audited.filter((audit) => audit.wrong).length;
+    const tooFew = ppiTooFew(audited.length, errors);
+    const estimate = tooFew === null ? predictionPoweredErrorRate(predictions, audited, 0.95) : null;
+    estimates.set(key, estimate ? { ...estimate, errors } : { estimate: null, reason: tooFew ?? 'no estimate' });
+  }
+  return estimates;
 }
 
 /** The method a plan uses, as printed with it. */
@@ -186,4 +251,41 @@ function number(value: string): number {
     throw new InvalidArgumentError(`expected a number such as 0.01; got ${JSON.stringify(value)}.`);
   }
   return parsed;
+}
+
+/** The prediction-powered estimates beside the plain audited error rate, with the estimator and its assumption. */
+function formatPredictionPowered(
+  agreements: ReadonlyArray<AuditAgreement & { predictionPowered: PoweredEstimate }>,
+): string {
+  const rows = agreements.map((agreement) => {
+    const powered = agreement.predictionPowered;
+    const plain =
+      agreement.interval === null || agreement.accuracy === null
+        ? '—'
+        : `${percent(1 - agreement.accuracy)} (${percent(1 - agreement.interval.high)}–${percent(1 - agreement.interval.low)})`;
+    return [
+      decisionLabel(agreement),
+      agreement.model,
+      plain,
+      powered.estimate === null
+        ? powered.reason
+        : `${percent(powered.estimate)} (${percent(powered.interval.low)}–${percent(powered.interval.high)}), ` +
+          `${powered.audits} audits + ${powered.automatic} automatic`,
+    ];
+  });
+  return [
+    table(
+      [
+        'Decision',
+        'Model',
+        'Error rate, audits alone (Wilson 95%)',
+        `Error rate, prediction-powered (95%, last ${TRAFFIC_DAYS} days)`,
+      ],
+      rows,
+      [null, null, null, 60],
+    ),
+    `Prediction-powered: ${PPI_METHOD} Each Outcome's predicted error is the largest doubt min(p, 1 − p) among its ` +
+      'answers. Assumption: ' +
+      PPI_ASSUMPTION,
+  ].join('\n');
 }

@@ -42,6 +42,17 @@ export interface AutomaticTraffic {
   readonly first: Date;
 }
 
+/** One automatic Outcome's identity and answers, and what its audit found (`RecordQueries.automaticAnswers`). */
+export interface AutomaticAnswers {
+  readonly decision: string;
+  readonly decisionVersion: string | null;
+  readonly questions: string;
+  readonly model: string;
+  readonly answers: Record<string, unknown> | null;
+  /** Whether the auditor found it wrong; null when not audited. */
+  readonly wrong: boolean | null;
+}
+
 /** Finds `judgment_assessments` records: by id, in Review, answered or not, of a Subject. */
 @Injectable()
 export class RecordQueries {
@@ -141,6 +152,53 @@ export class RecordQueries {
       count: Number(row.count),
       first: new Date(row.first),
     }));
+  }
+
+  /**
+   * The answers of every automatic Outcome of a Judgment decided since `since`, with its identity and whether and
+   * how it was audited (for the prediction-powered audit estimate), in pages of `MAX_RECORD_LIMIT` by id.
+   */
+  async automaticAnswers(judgment: string, since: Date): Promise<AutomaticAnswers[]> {
+    const all: AutomaticAnswers[] = [];
+    for (let after = 0; ;) {
+      const page = await this.rows
+        .repository()
+        .createQueryBuilder('record')
+        .select([
+          'record.id',
+          'record.decision',
+          'record.decisionVersion',
+          'record.questionsFingerprint',
+          'record.model',
+          'record.answers',
+          'record.outcome',
+          'record.auditResolution',
+          'record.auditedAt',
+        ])
+        .where('record.judgment = :judgment', { judgment })
+        .andWhere('record.id > :after', { after })
+        .andWhere('record.created_at >= :since', { since })
+        .andWhere('record.outcome IS NOT NULL')
+        .andWhere('record.decision IS NOT NULL')
+        .andWhere('record.model IS NOT NULL')
+        .andWhere('record.review_requested_at IS NULL')
+        .andWhere('record.failure_type IS NULL')
+        .orderBy('record.id', 'ASC')
+        .take(MAX_RECORD_LIMIT)
+        .getMany();
+      all.push(
+        ...page.map((record) => ({
+          decision: record.decision as string,
+          decisionVersion: record.decisionVersion,
+          questions: record.questionsFingerprint,
+          model: record.model as string,
+          answers: record.answers,
+          wrong: record.auditedAt === null ? null : record.auditResolution !== record.outcome,
+        })),
+      );
+      if (page.length < MAX_RECORD_LIMIT) return all;
+      after = page[page.length - 1].id;
+    }
   }
 
   /** The record with this id, or null. */

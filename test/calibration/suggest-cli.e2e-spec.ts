@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { DataSource } from 'typeorm';
 import type { Page } from 'playwright-core';
 import { launchChromium, screenshotPath } from '../support/browser';
@@ -72,13 +72,35 @@ async function viewReport(file: string, screenshot: string, check: (page: Page) 
     const requests: string[] = [];
     page.on('request', (request) => requests.push(request.url()));
     await page.goto(`file://${file}`);
-    await check(page);
     await page.screenshot({ path: screenshotPath(screenshot), fullPage: true });
+    await check(page);
     expect(problems).toEqual([]);
     expect(requests.filter((url) => !url.startsWith('file://'))).toEqual([]);
   } finally {
     await browser.close();
   }
+}
+
+/** Texts of each chart on the page whose boxes overlap (tick labels, axis titles, legends, band labels): none. */
+async function overlappingTexts(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    const document = (globalThis as any).document;
+    for (const chart of Array.from<any>(document.querySelectorAll('svg'))) {
+      const boxes = Array.from<any>(chart.querySelectorAll('text'))
+        .filter((text) => (text.textContent ?? '').trim() !== '')
+        .map((text) => ({ text: text.textContent as string, box: text.getBoundingClientRect() }));
+      for (let i = 0; i < boxes.length; i++) {
+        for (let j = i + 1; j < boxes.length; j++) {
+          const [a, b] = [boxes[i].box, boxes[j].box];
+          const overlap =
+            a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+          if (overlap) found.push(`${boxes[i].text} × ${boxes[j].text}`);
+        }
+      }
+    }
+    return found;
+  });
 }
 
 beforeAll(() => recreateDatabase(DATABASE));
@@ -170,7 +192,7 @@ describe('judgment eval --lock', () => {
     const file = join(dir, 'judgment.lock.json');
     const first = await cli(['eval', 'refund-abuse', `--dataset=${DATASET}`, `--lock=${file}`, '--json']);
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout).lock).toBe(file);
+    expect(JSON.parse(first.stdout).lock).toBe(relative(ROOT, file)); // shown relative to the current folder
     const entry = CalibrationLock.read(file).entry('refund-abuse', 'RefundDecision', '2');
     expect(entry?.thresholds).toEqual({ reject: 0.65, escalate: 0.3 });
     expect(entry?.identities[0]).toMatchObject({ model: 'jev-1.13.0', connection: 'jev', driver: 'jev', cases: 600 });
@@ -195,54 +217,56 @@ describe('judgment eval --lock', () => {
     writeFileSync(file, '{"name":"my-app"}\n');
     const run = await cli(['eval', 'refund-abuse', `--dataset=${DATASET}`, `--lock=${file}`]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`The calibration lock ${file} (field kind) is not a nestjs-judgment calibration lock`);
+    expect(run.stderr).toContain(
+      `The calibration lock ${relative(ROOT, file)} (field kind) is not a nestjs-judgment calibration lock`,
+    );
     expect(readFileSync(file, 'utf8')).toBe('{"name":"my-app"}\n');
   });
 });
 
-describe('judgment audit', () => {
-  /** Writes resolved audits of automatic Outcomes under the demo lock's identity of refund-abuse. */
-  async function audits(agreeing: number, disagreeing: number): Promise<void> {
-    const locked = CalibrationLock.read(join(ROOT, 'apps/support-desk/judgment.lock.json'));
-    const identity = locked.entry('refund-abuse', 'RefundDecision', '2')!.identities[0];
-    const db = await new DataSource({
-      ...PG,
-      database: DATABASE,
-      entities: judgmentEntities,
-      migrations: judgmentMigrations,
-    }).initialize();
-    try {
-      await db.runMigrations(); // when the suite's other tests did not boot the demo (which runs them) first
-      const repository = db.getRepository(AssessmentRecord);
-      await repository.delete({ judgment: 'refund-abuse' });
-      const row = (auditResolution: string) =>
-        repository.create({
-          judgment: 'refund-abuse',
-          evidenceFingerprint: 'e'.repeat(64),
-          untrustedPaths: [],
-          questionsFingerprint: identity.questions,
-          answers: { abusive: 0.1 },
-          engine: 'jev',
-          model: identity.model,
-          decision: 'RefundDecision',
-          decisionVersion: '2',
-          outcomeType: 'RefundOutcome',
-          outcome: 'approve',
-          auditRequestedAt: new Date(),
-          auditResolution,
-          auditResolverType: 'Agent',
-          auditResolverId: 'alice',
-          auditedAt: new Date(),
-        });
-      await repository.save([
-        ...Array.from({ length: agreeing }, () => row('approve')),
-        ...Array.from({ length: disagreeing }, () => row('reject')),
-      ]);
-    } finally {
-      await db.destroy();
-    }
+/** Writes resolved audits of automatic Outcomes under the demo lock's identity of refund-abuse. */
+async function audits(agreeing: number, disagreeing: number): Promise<void> {
+  const locked = CalibrationLock.read(join(ROOT, 'apps/support-desk/judgment.lock.json'));
+  const identity = locked.entry('refund-abuse', 'RefundDecision', '2')!.identities[0];
+  const db = await new DataSource({
+    ...PG,
+    database: DATABASE,
+    entities: judgmentEntities,
+    migrations: judgmentMigrations,
+  }).initialize();
+  try {
+    await db.runMigrations(); // when the suite's other tests did not boot the demo (which runs them) first
+    const repository = db.getRepository(AssessmentRecord);
+    await repository.delete({ judgment: 'refund-abuse' });
+    const row = (auditResolution: string) =>
+      repository.create({
+        judgment: 'refund-abuse',
+        evidenceFingerprint: 'e'.repeat(64),
+        untrustedPaths: [],
+        questionsFingerprint: identity.questions,
+        answers: { abusive: 0.1 },
+        engine: 'jev',
+        model: identity.model,
+        decision: 'RefundDecision',
+        decisionVersion: '2',
+        outcomeType: 'RefundOutcome',
+        outcome: 'approve',
+        auditRequestedAt: new Date(),
+        auditResolution,
+        auditResolverType: 'Agent',
+        auditResolverId: 'alice',
+        auditedAt: new Date(),
+      });
+    await repository.save([
+      ...Array.from({ length: agreeing }, () => row('approve')),
+      ...Array.from({ length: disagreeing }, () => row('reject')),
+    ]);
+  } finally {
+    await db.destroy();
   }
+}
 
+describe('judgment audit', () => {
   it('reports the audited accuracy beside the lock’s and exits 0 while it holds', async () => {
     await audits(40, 0);
     const run = await cli(['audit', 'refund-abuse', '--json']);
@@ -251,6 +275,94 @@ describe('judgment audit', () => {
     expect(report.dropped).toBe(false);
     expect(report.agreements[0]).toMatchObject({ decision: 'RefundDecision', audits: 40, agreed: 40, accuracy: 1 });
     expect(report.agreements[0].lockedInterval.low).toBeGreaterThan(0.9);
+  });
+
+  it('says "inconclusive (n = 7)" rather than "ok" when too few audits to say the accuracy holds', async () => {
+    await audits(7, 0);
+    const run = await cli(['audit', 'refund-abuse']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('inconclusive (n = 7)');
+    expect(run.stdout).not.toMatch(/│ ok +│/);
+    expect(run.stdout).toContain('Inconclusive: 1 of 1 identity has fewer than 30 audits');
+    // The lock is named relative to the current folder: no absolute path in the output.
+    expect(run.stdout).toContain('Compared with the calibration lock apps/support-desk/judgment.lock.json.');
+    expect(run.stdout).not.toContain(ROOT);
+    const json = JSON.parse((await cli(['audit', 'refund-abuse', '--json'])).stdout);
+    expect(json.lock).toBe('apps/support-desk/judgment.lock.json');
+    expect(json.agreements[0]).toMatchObject({ audits: 7, dropped: false, inconclusive: true });
+    const file = join(dir, 'audit-few.html');
+    await cli(['audit', 'refund-abuse', `--html=${file}`]);
+    expect(readFileSync(file, 'utf8')).not.toContain(ROOT);
+    await viewReport(file, 'audit-report-inconclusive.png', async (page) => {
+      expect(await page.locator('.verdict').textContent()).toMatch(/^Inconclusive: 1 of 1 identity/);
+      expect(await page.locator('svg text', { hasText: 'n = 7 (inconclusive)' }).count()).toBe(1);
+      expect(await overlappingTexts(page)).toEqual([]);
+    });
+  });
+
+  it('gives the prediction-powered error rate beside the plain one, naming the estimator and its assumption', async () => {
+    // 300 automatic Outcomes of the window with answers of varied doubt; every third audited, the doubtful ones wrong.
+    const locked = CalibrationLock.read(join(ROOT, 'apps/support-desk/judgment.lock.json'));
+    const identity = locked.entry('refund-abuse', 'RefundDecision', '2')!.identities[0];
+    const db = await new DataSource({ ...PG, database: DATABASE, entities: judgmentEntities }).initialize();
+    try {
+      const repository = db.getRepository(AssessmentRecord);
+      await repository.delete({ judgment: 'refund-abuse' });
+      await repository.save(
+        Array.from({ length: 300 }, (_, i) =>
+          repository.create({
+            judgment: 'refund-abuse',
+            evidenceFingerprint: 'e'.repeat(64),
+            untrustedPaths: [],
+            questionsFingerprint: identity.questions,
+            answers: { abusive: (i % 10) * 0.05 },
+            engine: 'jev',
+            model: identity.model,
+            decision: 'RefundDecision',
+            decisionVersion: '2',
+            outcomeType: 'RefundOutcome',
+            outcome: 'approve',
+            ...(i % 3 === 0
+              ? {
+                  auditRequestedAt: new Date(),
+                  auditResolution: i % 10 >= 8 ? 'reject' : 'approve',
+                  auditResolverType: 'Agent',
+                  auditResolverId: 'alice',
+                  auditedAt: new Date(),
+                }
+              : {}),
+          }),
+        ),
+      );
+    } finally {
+      await db.destroy();
+    }
+    const run = await cli(['audit', 'refund-abuse', '--json']);
+    const report = JSON.parse(run.stdout);
+    expect(report.predictionPowered.method).toContain('prediction-powered inference (Angelopoulos');
+    expect(report.predictionPowered.assumption).toContain('uniform random sample of the automatic Outcomes');
+    const [agreement] = report.agreements;
+    expect(agreement).toMatchObject({ audits: 100, agreed: 80 });
+    const powered = agreement.predictionPowered;
+    expect(powered).toMatchObject({ audits: 100, automatic: 300, errors: 20, confidence: 0.95 });
+    expect(powered.interval.low).toBeLessThan(powered.estimate);
+    expect(powered.estimate).toBeLessThan(powered.interval.high);
+    expect(powered.estimate).toBeGreaterThan(0.1);
+    const text = await cli(['audit', 'refund-abuse']);
+    expect(text.stdout).toContain('Error rate, audits alone (Wilson 95%)');
+    expect(text.stdout).toMatch(
+      /│ 20\.0% \([\d.]+%–[\d.]+%\) +│ [\d.]+% \([\d.]+%–[\d.]+%\), 100 audits \+ 300 automatic/,
+    );
+    expect(text.stdout).toContain('Assumption: The audits are a uniform random sample');
+  });
+
+  it('gives no prediction-powered interval from too few errors, and says why', async () => {
+    await audits(40, 0);
+    const run = await cli(['audit', 'refund-abuse', '--json']);
+    expect(JSON.parse(run.stdout).agreements[0].predictionPowered).toEqual({
+      estimate: null,
+      reason: 'too few for a normal interval (n = 40, 0 wrong; it needs 30 audits with at least 5 wrong and 5 right)',
+    });
   });
 
   it('exits 1 when the audited interval lies wholly below the lock’s', async () => {
@@ -272,7 +384,69 @@ describe('judgment audit', () => {
       expect(await page.locator('svg line[stroke="#c7243a"]').count()).toBe(1); // the audited interval, dropped
       expect(await page.locator('svg line[stroke="#9aa3b5"]').count()).toBe(1); // the lock's interval
       expect(await page.locator('td', { hasText: '50.0% (' }).count()).toBe(1);
+      expect(await page.locator('svg text', { hasText: 'accuracy of automatic Outcomes' }).count()).toBe(1);
+      // Round ticks, evenly spaced, up to 100 %.
+      const ticks = (await page.locator('svg text.tick').allTextContents()).map((tick) => Number(tick.slice(0, -2)));
+      expect(ticks[ticks.length - 1]).toBe(100);
+      expect(new Set(ticks.slice(1).map((tick, i) => tick - ticks[i])).size).toBe(1);
+      expect(ticks.every((tick) => tick % 5 === 0)).toBe(true);
+      expect(await overlappingTexts(page)).toEqual([]);
     });
+    expect(readFileSync(file, 'utf8')).not.toContain(ROOT);
+  });
+});
+
+describe('judgment audit --plan', () => {
+  it('answers with no audit yet: 299 clean audits for 1 % at 95 %, and "no data" for the estimate', async () => {
+    await audits(0, 0);
+    const run = await cli(['audit', 'refund-abuse', '--plan', '--max-error', '0.01', '--json']);
+    expect(run.code).toBe(0);
+    const plan = JSON.parse(run.stdout);
+    expect(plan).toMatchObject({ target: { maxError: 0.01, confidence: 0.95 }, days: 30, cleanAuditsNeeded: 299 });
+    expect(plan.identities).toEqual([]);
+    expect(plan.method).toContain('Clopper–Pearson');
+    const text = await cli(['audit', 'refund-abuse', '--plan', '--max-error', '0.05']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('With none wrong this takes 59 audits.');
+    expect(text.stdout).toContain('the estimate has no data');
+  });
+
+  it('counts every audit, and says how many more at the current errors and the rate that gets them in time', async () => {
+    await audits(149, 1); // 150 audits, over a page of 100; each is also an automatic Outcome of today's traffic
+    const run = await cli(['audit', 'refund-abuse', '--plan', '--max-error', '0.01', '--days', '10', '--json']);
+    expect(run.code).toBe(0);
+    const [identity] = JSON.parse(run.stdout).identities;
+    expect(identity).toMatchObject({
+      decision: 'RefundDecision',
+      decisionVersion: '2',
+      audits: 150,
+      errors: 1,
+      cleanAuditsNeeded: 299,
+      auditsNeeded: 473, // one error found: 473 in all at 1 % / 95 %
+      moreAudits: 323,
+      met: false,
+      automaticPerDay: 150, // 150 automatic Outcomes within the last day
+      days: 10,
+    });
+    expect(identity.auditRate).toBeCloseTo(323 / 1500, 12);
+    const text = await cli(['audit', 'refund-abuse', '--plan', '--max-error', '0.01', '--days', '10']);
+    expect(text.stdout).toMatch(
+      /│ RefundDecision v2 │ jev-1\.13\.0 │ 150 \(1\) +│ 0\.7% \(≤ [\d.]+%\) +│ 473 +│ 323 +│ 150\.0 +│ 21\.6% +│/,
+    );
+    // The plain audit reads every audit too.
+    expect(JSON.parse((await cli(['audit', 'refund-abuse', '--json'])).stdout).agreements[0].audits).toBe(150);
+  });
+
+  it('refuses a target outside (0, 1) and --plan without a target as usage errors (exit 2)', async () => {
+    const outside = await cli(['audit', 'refund-abuse', '--plan', '--max-error', '1.5']);
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain('maxError (--max-error) must be a number strictly between 0 and 1');
+    const zero = await cli(['audit', 'refund-abuse', '--plan', '--max-error', '0.01', '--confidence', '0']);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('confidence (--confidence) must be a number strictly between 0 and 1');
+    const missing = await cli(['audit', 'refund-abuse', '--plan']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--plan needs --max-error <share>');
   });
 });
 
@@ -285,7 +459,33 @@ describe('judgment eval --html', () => {
       expect(await page.locator('svg').count()).toBeGreaterThanOrEqual(3); // reliability, bands, frontier
       expect(await page.locator('figcaption', { hasText: 'Reliability of abusive' }).count()).toBe(1);
       expect(await page.locator('figcaption', { hasText: 'Frontier' }).count()).toBe(1);
-      expect(await page.locator('circle[r="5"]').count()).toBe(1); // the chosen point
+      // Every chart has both axis titles (the band charts name the tenths under each band instead of x ticks).
+      const titles = await page.locator('svg text.axis-title').allTextContents();
+      expect(titles).toEqual(
+        expect.arrayContaining(['predicted probability (mean of the bin)', 'observed share true']),
+      );
+      expect(titles).toContain('answer to abusive (tenths of the probability or confidence)');
+      expect(titles).toContain('review rate (share of cases sent to Review)');
+      expect(titles).toContain('error bound (95.0% confidence)');
+      // Band charts: ten labelled tenths, a count under each, empty ones hatched apart from 0 % bars.
+      const abusive = page.locator('figure', { hasText: 'per band of abusive' }).locator('svg');
+      expect(await abusive.locator('text.tick', { hasText: '–' }).count()).toBe(10);
+      expect(await abusive.locator('text.band-count').count()).toBe(10);
+      const counts = (await abusive.locator('text.band-count').allTextContents()).map((t) => Number(t.slice(4)));
+      expect(counts.reduce((a, b) => a + b, 0)).toBe(600);
+      expect(await abusive.locator('rect.empty-band').count()).toBe(counts.filter((n) => n === 0).length);
+      expect(await abusive.locator('text.zero').count()).toBeGreaterThan(0); // bands none of which went to Review
+      // The frontier is a curve, with the chosen point, the current thresholds and the target line.
+      expect(await page.locator('polyline.frontier').count()).toBe(1);
+      expect(await page.locator('circle.chosen').count()).toBe(1);
+      expect(await page.locator('path.current').count()).toBe(1);
+      expect(await page.locator('line.target').count()).toBe(1);
+      expect(await page.locator('svg text', { hasText: 'target: error ≤ 5.0%' }).count()).toBe(1);
+      expect(await overlappingTexts(page)).toEqual([]);
+      for (const [index, chart] of (await page.locator('figure').all()).entries()) {
+        await chart.screenshot({ path: screenshotPath(`calibration-report-figure-${index + 1}.png`) });
+      }
     });
+    expect(readFileSync(file, 'utf8')).not.toContain(ROOT);
   });
 });

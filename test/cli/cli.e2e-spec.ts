@@ -1,9 +1,9 @@
 // The `judgment` command line as a real process (test/cli/fixture-cli.ts over the fixture app: SQLite file, the
 // real Jev driver talking to the Jev simulator over loopback HTTP).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { DataSource } from 'typeorm';
 import { JevSimulator, startOpenAiSimulator } from 'nestjs-judgment/simulator';
 import { AssessmentRecord, judgmentEntities } from 'nestjs-judgment';
@@ -124,6 +124,9 @@ describe('judgment CLI', () => {
         const text = await cli(['eval', 'refund-abuse', `--dataset=${labelled}`, '--fit-temperature'], env);
         expect(text.stdout).toContain('Temperature scaling (fitted to the Likelihood truths)');
         expect(text.stdout).toMatch(/engines\.openai\.temperatureScaling: \d/);
+        // The environment variable that sets it, and a small sample said in words.
+        expect(text.stdout).toMatch(/or the variable JUDGMENT_OPENAI_TEMPERATURE_SCALING=\d/);
+        expect(text.stdout).toContain('the temperature of openai rests on n = 4 answers: unreliable below 100.');
       } finally {
         await openai.stop();
       }
@@ -148,6 +151,31 @@ describe('judgment CLI', () => {
       expect(run.stdout).toContain('0.9–1.0');
       expect(run.stdout).toContain('100.0%');
       expect(run.stdout + run.stderr).not.toContain('Engine rounds');
+    });
+
+    it('--html makes the page’s folder, and refuses a path it cannot write before asking the Engine', async () => {
+      const page = join(dir, 'reports', 'weekly', 'report.html');
+      const written = await cli(['eval', 'refund-abuse', `--dataset=${cases()}`, `--html=${page}`]);
+      expect(written.code).toBe(0);
+      expect(readFileSync(page, 'utf8')).toContain('<h1>Calibration of refund-abuse</h1>');
+      simulator.clearLog();
+
+      const blocker = join(dir, 'not-a-folder');
+      writeFileSync(blocker, '');
+      const refused = await cli(['eval', 'refund-abuse', `--dataset=${cases()}`, `--html=${blocker}/report.html`]);
+      expect(refused.code).toBe(2); // as other usage errors
+      expect(refused.stderr).toContain(
+        `--html ${relative(ROOT, blocker)}/report.html cannot be written: its folder cannot be made (a file stands ` +
+          'where its folder should be). Give a file path in a folder you can write.',
+      );
+      expect(refused.stderr).not.toContain(` ${dir}`); // no absolute path
+      expect(refused.stdout).toBe('');
+      expect(simulator.requests).toHaveLength(0);
+
+      const folder = await cli(['eval', 'refund-abuse', `--dataset=${cases()}`, `--html=${dir}`, '--json']);
+      expect(folder.code).toBe(2);
+      expect(JSON.parse(folder.stdout).error).toContain('cannot be written: it is a folder.');
+      expect(simulator.requests).toHaveLength(0);
     });
 
     it('prints {"error": …} and exits 1 on a labelled Outcome that is not one, before asking the Engine', async () => {

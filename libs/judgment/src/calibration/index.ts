@@ -12,6 +12,7 @@ export {
   SUGGESTION_ASSUMPTION,
 } from './threshold-suggestion';
 export { LabelledCase } from './labelled-case';
+export { type AuditPlan, type AuditPlanOptions, planAudits, auditsNeededFor } from './audit-plan';
 export { fitTemperature, type TemperatureFit, type TemperatureSample } from './temperature-fit';
 export { lockCalibration } from './calibration-lock.update';
 export { CalibrationLock, type LockedDecision, type LockedIdentity } from '../lock/calibration-lock';
@@ -19,4 +20,4 @@ export { type AuditAgreement, auditAgreements } from '../lock/audit-agreement';
 export type { SignalFigures } from '../lock/signal-figures';
 export { SignalCollapsed } from '../events/judgment.events';
 export type { CalibrationOptions, DriftPolicy } from '../judgment.options';
-export { InvalidCalibration, InvalidCalibrationLock, InvalidSuggestion } from '../errors';
+export { InvalidAuditPlan, InvalidCalibration, InvalidCalibrationLock, InvalidSuggestion } from '../errors';

@@ -1,4 +1,4 @@
-import type { AuditAgreement } from '../lock/audit-agreement';
+import { type AuditAgreement, MIN_CONCLUSIVE_AUDITS } from '../lock/audit-agreement';
 import type { Interval } from '../lock/wilson-interval';
 import { percent, table } from './cli.output';
 
@@ -24,8 +24,14 @@ export function agreementCells(agreement: AuditAgreement): string[] {
     agreement.lockedInterval === null
       ? 'not in the lock'
       : `${percent(agreement.lockedAccuracy)} (${interval(agreement.lockedInterval)})`,
-    agreement.dropped ? 'DROPPED' : 'ok',
+    verdictOf(agreement),
   ];
+}
+
+/** `DROPPED`, `inconclusive (n = 7)` when too few audits to say it holds, else `ok`. */
+export function verdictOf(agreement: AuditAgreement): string {
+  if (agreement.dropped) return 'DROPPED';
+  return agreement.inconclusive ? `inconclusive (n = ${agreement.audits})` : 'ok';
 }
 
 /** `RefundDecision v2`. */
@@ -38,10 +44,21 @@ export function decisionLabel(agreement: AuditAgreement): string {
 /** The audit report as text: the table, then what it was compared with. */
 export function formatAgreements(judgment: string, lockFile: string | null, agreements: AuditAgreement[]): string {
   if (agreements.length === 0) return `No resolved audit of ${judgment} yet.`;
+  const inconclusive = agreements.filter((agreement) => agreement.inconclusive).length;
   return [
     table(AGREEMENT_HEADERS, agreements.map(agreementCells)),
+    ...(inconclusive > 0 ? [inconclusiveNote(inconclusive, agreements.length)] : []),
     lockFile ? `Compared with the calibration lock ${lockFile}.` : 'No calibration lock to compare with: pass --lock.',
   ].join('\n\n');
+}
+
+/** Why a verdict reads "inconclusive", in words. */
+export function inconclusiveNote(inconclusive: number, of: number): string {
+  return (
+    `Inconclusive: ${inconclusive} of ${of} ${of === 1 ? 'identity has' : 'identities have'} fewer than ` +
+    `${MIN_CONCLUSIVE_AUDITS} audits, too few to say the accuracy holds (a Wilson 95 % interval that wide cannot ` +
+    'tell a drop of a few points). Keep auditing: “judgment audit --plan” says how many audits a target needs.'
+  );
 }
 
 function interval(value: Interval | null): string {

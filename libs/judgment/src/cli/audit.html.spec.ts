@@ -14,6 +14,7 @@ const agreement = (fields: Partial<AuditAgreement>): AuditAgreement => ({
   lockedAccuracy: 0.975,
   lockedInterval: { low: 0.959, high: 0.985 },
   dropped: false,
+  inconclusive: false,
   ...fields,
 });
 
@@ -32,6 +33,14 @@ describe('auditHtml', () => {
     expect(html.match(/<line [^>]*stroke-width="4"/g)).toHaveLength(1);
     expect(html).toContain('<td>not in the lock</td>');
     expect(html).toContain('No calibration lock to compare with.');
+  });
+
+  it('says "inconclusive" in words, not "ok", for an identity with fewer audits than the rule', () => {
+    const html = auditHtml('refund-abuse', null, [agreement({ audits: 7, agreed: 7, inconclusive: true })]);
+    expect(html).toContain('<p class="verdict">Inconclusive: 1 of 1 identity has fewer than 30 audits');
+    expect(html).toContain('<td>inconclusive (n = 7)</td>');
+    expect(html).toContain('n = 7 (inconclusive)');
+    expect(html).not.toContain('<td>ok</td>');
   });
 
   it('writes a page without a chart when nothing was audited yet', () => {

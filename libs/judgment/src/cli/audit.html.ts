@@ -1,31 +1,39 @@
 import type { AuditAgreement } from '../lock/audit-agreement';
 import type { Interval } from '../lock/wilson-interval';
-import { AGREEMENT_HEADERS, agreementCells, decisionLabel } from './audit.format';
-import { percent } from './cli.output';
-import { PAD, WIDTH, escape, figure, htmlPage, svg } from './report.html';
+import { AGREEMENT_HEADERS, agreementCells, decisionLabel, inconclusiveNote } from './audit.format';
+import { COLOURS, escape, legend, niceTicks, num, percentTick, svg, xTitle } from './chart.svg';
+import { figure, htmlPage } from './report.html';
 
-const ROW = 34;
+const ROW = 44;
+const WIDTH = 760;
+const LABELS = 200;
 
 /**
  * The audit report as one self-contained page: per identity the audited accuracy with its Wilson interval drawn next
- * to the lock's interval, the table of figures, and the verdict (dropped when an audited interval lies wholly below).
+ * to the lock's interval, the table of figures, and the verdict (dropped when an audited interval lies wholly below;
+ * inconclusive when too few audits to say it holds). `lockFile` is shown as given (the command passes it relative to
+ * the current folder).
  */
 export function auditHtml(judgment: string, lockFile: string | null, agreements: readonly AuditAgreement[]): string {
   const dropped = agreements.filter((agreement) => agreement.dropped);
+  const inconclusive = agreements.filter((agreement) => agreement.inconclusive);
   const verdict =
     agreements.length === 0
       ? `No resolved audit of ${judgment} yet.`
       : dropped.length > 0
         ? `DROPPED: the audited accuracy of ${dropped.length} of ${agreements.length} identities lies wholly below ` +
           'the calibration lock’s interval (judgment audit exits 1).'
-        : 'Holding: no audited interval lies wholly below the calibration lock’s.';
+        : inconclusive.length > 0
+          ? inconclusiveNote(inconclusive.length, agreements.length)
+          : 'Holding: no audited interval lies wholly below the calibration lock’s.';
   const sections = [
     `<section><h2>Verdict</h2><p class="verdict">${escape(verdict)}</p></section>`,
     ...(agreements.length === 0
       ? []
       : [
           `<section><h2>Audited accuracy against the lock</h2>${figure(
-            'Audited accuracy (blue, red when dropped) and the lock’s (grey): Wilson 95 % intervals, dot at the estimate',
+            'Accuracy of the automatic Outcomes: audited (blue, red when dropped) and calibrated in the lock (grey), ' +
+              'each a Wilson 95 % interval with a dot at the estimate; n = audits.',
             intervalChart(agreements),
           )}${agreementTable(agreements)}</section>`,
         ]),
@@ -51,29 +59,49 @@ function agreementTable(agreements: readonly AuditAgreement[]): string {
 /** One row per identity: the lock's interval above the audited one, on an accuracy axis zoomed to the intervals. */
 function intervalChart(agreements: readonly AuditAgreement[]): string {
   const lows = agreements.flatMap((a) => [a.interval?.low, a.lockedInterval?.low]).filter((v) => v !== undefined);
-  const from = Math.max(0, Math.floor(Math.min(...lows) * 10) / 10);
-  const height = PAD + agreements.length * ROW + PAD;
-  const x = (value: number) => PAD * 3 + ((value - from) / (1 - from)) * (WIDTH * 2 - PAD * 4);
-  const segment = (value: Interval | null, estimate: number | null, y: number, colour: string) =>
+  const ticks = niceTicks(Math.min(...lows), 1, 5).filter((tick) => tick <= 1);
+  const from = ticks[0];
+  const top = 34;
+  const height = top + agreements.length * ROW + 50;
+  const bottom = height - 50;
+  const left = LABELS;
+  const right = WIDTH - 24;
+  const x = (value: number) => left + ((value - from) / (1 - from)) * (right - left);
+  const segment = (value: Interval | null, estimate: number | null, y: number, colour: string, name: string) =>
     value === null
       ? ''
-      : `<line x1="${x(value.low).toFixed(1)}" y1="${y}" x2="${x(value.high).toFixed(1)}" y2="${y}" stroke="${colour}" stroke-width="4"/>` +
-        (estimate === null ? '' : `<circle cx="${x(estimate).toFixed(1)}" cy="${y}" r="4" fill="${colour}"/>`);
-  const rows = agreements.map((agreement, index) => {
-    const top = PAD + index * ROW;
-    return (
-      `<text x="${PAD * 3 - 6}" y="${top + 14}" text-anchor="end">${escape(decisionLabel(agreement))}</text>` +
-      `<text x="${PAD * 3 - 6}" y="${top + 26}" text-anchor="end">${escape(agreement.model)}</text>` +
-      segment(agreement.lockedInterval, agreement.lockedAccuracy, top + 8, '#9aa3b5') +
-      segment(agreement.interval, agreement.accuracy, top + 20, agreement.dropped ? '#c7243a' : '#2456c7')
+      : `<line class="${name}" x1="${num(x(value.low))}" y1="${y}" x2="${num(x(value.high))}" y2="${y}" stroke="${colour}" stroke-width="4"/>` +
+        (estimate === null ? '' : `<circle cx="${num(x(estimate))}" cy="${y}" r="4" fill="${colour}"/>`);
+  const format = percentTick(ticks[1] - ticks[0]);
+  const parts = ticks.map(
+    (tick) =>
+      `<line x1="${num(x(tick))}" y1="${top}" x2="${num(x(tick))}" y2="${bottom}" stroke="${COLOURS.grid}"/>` +
+      `<text class="tick" x="${num(x(tick))}" y="${bottom + 16}" text-anchor="middle">${format(tick)}</text>`,
+  );
+  agreements.forEach((agreement, index) => {
+    const rowTop = top + index * ROW;
+    parts.push(
+      `<text x="${left - 10}" y="${rowTop + 15}" text-anchor="end">${escape(decisionLabel(agreement))} · ${escape(agreement.model)}</text>`,
+      `<text class="note" x="${left - 10}" y="${rowTop + 29}" text-anchor="end">n = ${agreement.audits}${agreement.inconclusive ? ' (inconclusive)' : ''}</text>`,
+      segment(agreement.lockedInterval, agreement.lockedAccuracy, rowTop + 12, COLOURS.reference, 'locked'),
+      segment(
+        agreement.interval,
+        agreement.accuracy,
+        rowTop + 26,
+        agreement.dropped ? COLOURS.alarm : COLOURS.accuracy,
+        'audited',
+      ),
     );
   });
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((t) => from + t * (1 - from));
-  const axis =
-    `<line x1="${x(from)}" y1="${height - PAD}" x2="${x(1)}" y2="${height - PAD}" stroke="#4a5263"/>` +
-    ticks
-      .map((t) => `<text x="${x(t).toFixed(1)}" y="${height - PAD + 14}" text-anchor="middle">${percent(t)}</text>`)
-      .join('') +
-    `<text x="${x((from + 1) / 2).toFixed(1)}" y="${height - 8}" text-anchor="middle">accuracy of automatic Outcomes</text>`;
-  return svg(axis + rows.join(''), WIDTH * 2, height);
+  const plot = { left, right, top, bottom, width: WIDTH, height, x, y: (value: number) => value };
+  parts.push(
+    `<line x1="${left}" y1="${bottom}" x2="${right}" y2="${bottom}" stroke="${COLOURS.muted}"/>`,
+    xTitle(plot, 'accuracy of automatic Outcomes'),
+    legend(plot, [
+      { label: 'audited', colour: COLOURS.accuracy },
+      { label: 'audited, dropped', colour: COLOURS.alarm },
+      { label: 'calibration lock', colour: COLOURS.reference },
+    ]),
+  );
+  return svg(parts.join(''), WIDTH, height, 'Audited accuracy against the calibration lock');
 }

@@ -1,9 +1,8 @@
 import type { Type } from '@nestjs/common';
 import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
-import { renameSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { reportHtml } from './report.html';
+import { prepareHtml, shownPath, writeHtml } from './html-file';
 import { lockCalibration } from '../calibration/calibration-lock.update';
 import type { CalibrationReport } from '../calibration/calibration.report';
 import { CalibrationLock } from '../lock/calibration-lock';
@@ -84,6 +83,7 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
   const json = options.json === true;
   const progress = new Progress(!json && process.stdout.isTTY === true);
   try {
+    const html = prepareHtml(options.html);
     await context.start();
     const registry = context.get(JudgmentRegistry);
     let builder = context.get(Calibration).for(findJudgment(context, name));
@@ -117,7 +117,7 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
       );
       progress.stop();
       const lock = writeLock(options.lock, suggestion.report);
-      writeHtml(options.html, reportHtml(suggestion.report, suggestion));
+      writeHtml(html, reportHtml(suggestion.report, suggestion));
       if (json) printJson({ ...suggestion.toJSON(), ...(lock ? { lock } : {}) });
       else print([formatSuggestion(suggestion), ...(lock ? [`Wrote the calibration lock ${lock}.`] : [])].join('\n\n'));
       if (!suggestion.met) process.exitCode = 1;
@@ -126,7 +126,7 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
     const report = await builder.run(run);
     progress.stop();
     const lock = writeLock(options.lock, report);
-    writeHtml(options.html, reportHtml(report));
+    writeHtml(html, reportHtml(report));
     if (json) printJson(lock ? { ...report.toJSON(), lock } : report);
     else print([formatReport(report), ...(lock ? [`Wrote the calibration lock ${lock}.`] : [])].join('\n\n'));
   } catch (error) {
@@ -161,21 +161,15 @@ function formatSeconds(seconds: number): string {
   return `${minutes} min ${seconds % 60} s`;
 }
 
-/** Writes the run's figures to the lock when `--lock` was given; returns its path. Nothing is written on failure. */
+/**
+ * Writes the run's figures to the lock when `--lock` was given; returns its path relative to the current folder.
+ * Nothing is written on failure.
+ */
 function writeLock(option: boolean | string | undefined, report: CalibrationReport): string | null {
   if (option === undefined || option === false) return null;
-  const path = resolve(option === true ? DEFAULT_LOCK_FILE : option);
+  const path = shownPath(option === true ? DEFAULT_LOCK_FILE : option);
   lockCalibration(CalibrationLock.readOrEmpty(path), report).write();
   return path;
-}
-
-/** Writes the HTML page when `--html` was given (to a temporary file renamed over the target). */
-export function writeHtml(path: string | undefined, html: string): void {
-  if (path === undefined) return;
-  const target = resolve(path);
-  const temporary = `${target}.${process.pid}.tmp`;
-  writeFileSync(temporary, html);
-  renameSync(temporary, target);
 }
 
 /** A share option: a number; the library says what range it must be in. */

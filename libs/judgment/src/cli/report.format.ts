@@ -45,9 +45,11 @@ function formatTemperatures(temperatures: NonNullable<CalibrationReport['tempera
     `${decimal(fit.eceBefore)} → ${decimal(fit.eceAfter)}`,
     `${decimal(fit.nllBefore)} → ${decimal(fit.nllAfter)}`,
   ]);
-  const settings = temperatures.map(
-    (fit) => `  engines.${fit.connection}.temperatureScaling: ${Number(fit.temperature.toFixed(3))}`,
-  );
+  const settings = temperatures.map((fit) => {
+    const value = Number(fit.temperature.toFixed(3));
+    const variable = TEMPERATURE_VARIABLE[fit.connection];
+    return `  engines.${fit.connection}.temperatureScaling: ${value}${variable ? `   (or the variable ${variable}=${value})` : ''}`;
+  });
   const { lowest, highest } = TEMPERATURE_RANGE;
   const bounded = temperatures
     .filter((fit) => fit.temperature <= lowest * 1.01 || fit.temperature >= highest * 0.99)
@@ -57,12 +59,32 @@ function formatTemperatures(temperatures: NonNullable<CalibrationReport['tempera
         'its cases are separated perfectly (or too few), so the fit would sharpen or flatten without end. Label ' +
         'more cases, including hard ones, before applying it.',
     );
+  const cautions = temperatures.map(temperatureCaution).filter((caution): caution is string => caution !== null);
   return [
     bold('Temperature scaling (fitted to the Likelihood truths)'),
     table(['Connection', 'Model', 'Answers', 'Temperature', 'ECE before → after', 'NLL before → after'], rows),
+    ...cautions.map((caution) => `Warning: ${caution}`),
     `Apply it in the module options:\n${settings.join('\n')}`,
     ...bounded,
   ].join('\n');
+}
+
+/**
+ * Below this many labelled answers a fitted temperature is unreliable: the fit is judged by a ten-bin calibration
+ * error, which needs about ten answers per bin, and on fewer the fitted value moves a lot from one sample to the next.
+ */
+export const MIN_TEMPERATURE_ANSWERS = 100;
+
+/** The environment variable that sets a connection's temperature, for the connections configured from it. */
+const TEMPERATURE_VARIABLE: Readonly<Record<string, string>> = { openai: 'JUDGMENT_OPENAI_TEMPERATURE_SCALING' };
+
+/** The small-sample caution of a fitted temperature, in words (null when it rests on enough answers). */
+export function temperatureCaution(fit: { connection: string; cases: number }): string | null {
+  if (fit.cases >= MIN_TEMPERATURE_ANSWERS) return null;
+  return (
+    `the temperature of ${fit.connection} rests on n = ${fit.cases} answers: unreliable below ` +
+    `${MIN_TEMPERATURE_ANSWERS}. Label more cases before applying it.`
+  );
 }
 
 function formatResult(result: CalibrationResult): string {

@@ -17,3 +17,6 @@ export class InvalidCalibrationLock extends JudgmentError {
 
 /** A threshold suggestion asked with a target, a confidence or a grid it cannot work with. */
 export class InvalidSuggestion extends JudgmentError {}
+
+/** An audit plan asked with a target, a confidence, a horizon or counts it cannot work with. */
+export class InvalidAuditPlan extends JudgmentError {}

@@ -33,7 +33,18 @@ export interface AuditAgreement {
   readonly lockedInterval: Interval | null;
   /** Whether the audited interval lies wholly below the lock's: the automatic Outcomes are worse than calibrated. */
   readonly dropped: boolean;
+  /**
+   * Fewer than MIN_CONCLUSIVE_AUDITS audits and not dropped: the interval is too wide to say the accuracy holds
+   * (a drop this clear is still reported as dropped).
+   */
+  readonly inconclusive: boolean;
 }
+
+/**
+ * Below this many audits an identity's verdict is "inconclusive" rather than "ok": the same rule as the calibration
+ * report's small-sample warning, where a Wilson 95 % interval is still about ±10 points wide or more.
+ */
+export const MIN_CONCLUSIVE_AUDITS = 30;
 
 /**
  * Groups resolved audits by identity (Judgment × Decision × version × Questions × model) and compares each group's
@@ -59,6 +70,7 @@ export function auditAgreements(audits: readonly AuditedDecision[], lock: Calibr
     const locked = lockedIdentity(lock, first);
     const interval = wilsonInterval(agreed, count);
     const lockedInterval = locked?.accuracyInterval ?? null;
+    const dropped = interval !== null && lockedInterval !== null && interval.high < lockedInterval.low;
     return {
       judgment: first.judgment,
       decision: first.decision as string,
@@ -71,7 +83,8 @@ export function auditAgreements(audits: readonly AuditedDecision[], lock: Calibr
       interval,
       lockedAccuracy: locked?.accuracy ?? null,
       lockedInterval,
-      dropped: interval !== null && lockedInterval !== null && interval.high < lockedInterval.low,
+      dropped,
+      inconclusive: !dropped && count < MIN_CONCLUSIVE_AUDITS,
     };
   });
 }

@@ -31,6 +31,28 @@ export interface RecordFilter {
   offset?: number;
 }
 
+/** Automatic Outcomes of one identity in a time window (`RecordQueries.automaticTraffic`). */
+export interface AutomaticTraffic {
+  readonly decision: string;
+  readonly decisionVersion: string | null;
+  readonly questions: string;
+  readonly model: string;
+  readonly count: number;
+  /** When the first of them was decided. */
+  readonly first: Date;
+}
+
+/** One automatic Outcome's identity and answers, and what its audit found (`RecordQueries.automaticAnswers`). */
+export interface AutomaticAnswers {
+  readonly decision: string;
+  readonly decisionVersion: string | null;
+  readonly questions: string;
+  readonly model: string;
+  readonly answers: Record<string, unknown> | null;
+  /** Whether the auditor found it wrong; null when not audited. */
+  readonly wrong: boolean | null;
+}
+
 /** Finds `judgment_assessments` records: by id, in Review, answered or not, of a Subject. */
 @Injectable()
 export class RecordQueries {
@@ -87,6 +109,96 @@ export class RecordQueries {
       .groupBy('record.judgment')
       .getRawMany<{ judgment: string; count: string | number }>();
     return Object.fromEntries(rows.map((row) => [row.judgment, Number(row.count)]));
+  }
+
+  /**
+   * Automatic Outcomes of a Judgment decided since `since`, counted per identity (Decision, version, Questions
+   * fingerprint, model), with the first one's time: the traffic an audit rate applies to.
+   */
+  async automaticTraffic(judgment: string, since: Date): Promise<AutomaticTraffic[]> {
+    const rows = await this.rows
+      .repository()
+      .createQueryBuilder('record')
+      .select('record.decision', 'decision')
+      .addSelect('record.decision_version', 'decisionVersion')
+      .addSelect('record.questions_fingerprint', 'questions')
+      .addSelect('record.model', 'model')
+      .addSelect('COUNT(*)', 'count')
+      .addSelect('MIN(record.created_at)', 'first')
+      .where('record.judgment = :judgment', { judgment })
+      .andWhere('record.created_at >= :since', { since })
+      .andWhere('record.outcome IS NOT NULL')
+      .andWhere('record.decision IS NOT NULL')
+      .andWhere('record.model IS NOT NULL')
+      .andWhere('record.review_requested_at IS NULL')
+      .andWhere('record.failure_type IS NULL')
+      .groupBy('record.decision')
+      .addGroupBy('record.decision_version')
+      .addGroupBy('record.questions_fingerprint')
+      .addGroupBy('record.model')
+      .getRawMany<{
+        decision: string;
+        decisionVersion: string | null;
+        questions: string;
+        model: string;
+        count: string | number;
+        first: Date | string;
+      }>();
+    return rows.map((row) => ({
+      decision: row.decision,
+      decisionVersion: row.decisionVersion,
+      questions: row.questions,
+      model: row.model,
+      count: Number(row.count),
+      first: new Date(row.first),
+    }));
+  }
+
+  /**
+   * The answers of every automatic Outcome of a Judgment decided since `since`, with its identity and whether and
+   * how it was audited (for the prediction-powered audit estimate), in pages of `MAX_RECORD_LIMIT` by id.
+   */
+  async automaticAnswers(judgment: string, since: Date): Promise<AutomaticAnswers[]> {
+    const all: AutomaticAnswers[] = [];
+    for (let after = 0; ;) {
+      const page = await this.rows
+        .repository()
+        .createQueryBuilder('record')
+        .select([
+          'record.id',
+          'record.decision',
+          'record.decisionVersion',
+          'record.questionsFingerprint',
+          'record.model',
+          'record.answers',
+          'record.outcome',
+          'record.auditResolution',
+          'record.auditedAt',
+        ])
+        .where('record.judgment = :judgment', { judgment })
+        .andWhere('record.id > :after', { after })
+        .andWhere('record.created_at >= :since', { since })
+        .andWhere('record.outcome IS NOT NULL')
+        .andWhere('record.decision IS NOT NULL')
+        .andWhere('record.model IS NOT NULL')
+        .andWhere('record.review_requested_at IS NULL')
+        .andWhere('record.failure_type IS NULL')
+        .orderBy('record.id', 'ASC')
+        .take(MAX_RECORD_LIMIT)
+        .getMany();
+      all.push(
+        ...page.map((record) => ({
+          decision: record.decision as string,
+          decisionVersion: record.decisionVersion,
+          questions: record.questionsFingerprint,
+          model: record.model as string,
+          answers: record.answers,
+          wrong: record.auditedAt === null ? null : record.auditResolution !== record.outcome,
+        })),
+      );
+      if (page.length < MAX_RECORD_LIMIT) return all;
+      after = page[page.length - 1].id;
+    }
   }
 
   /** The record with this id, or null. */

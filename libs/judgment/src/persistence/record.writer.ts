@@ -8,6 +8,7 @@ import type { DecisionTrace } from '../decision/decision-trace';
 import type { ReviewReason } from '../assessment/awaiting-review';
 import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
+import type { CascadeStep } from '../definition/cascade';
 import type { UnresolvedEvidencePath } from '../definition/evidence-paths';
 import type { Judgment } from '../definition/judgment.decorator';
 import { JUDGMENT_DATA_SOURCE, RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
@@ -52,6 +53,8 @@ export interface AttemptContext {
   readonly missingEvidencePaths?: readonly UnresolvedEvidencePath[];
   /** The Subject's reference, when read before asking (`checkedSubject`); else it is read when recording. */
   readonly subject?: EntityReference | null;
+  /** Where the attempt stands in its Judgment's escalation cascade (noted on the record), or null without one. */
+  readonly cascade?: CascadeStep | null;
 }
 
 /** A prepared INSERT of a record: its SQL, the columns it writes (in parameter order) and those it returns. */
@@ -429,13 +432,20 @@ export class RecordWriter {
     };
   }
 
-  /** Notes the missing Evidence paths in `provenance_details.missingEvidencePaths` (no column of its own). */
+  /**
+   * Notes the missing Evidence paths in `provenance_details.missingEvidencePaths`, and the attempt's place in a
+   * cascade in `provenance_details.cascade` (no columns of their own).
+   */
   private missingPathsColumn(
     attempt: AttemptContext,
     details: Record<string, unknown> | null,
   ): Partial<AssessmentRecord> {
     const paths = [...new Set((attempt.missingEvidencePaths ?? []).map((missing) => missing.path))];
-    return paths.length === 0 ? {} : { provenanceDetails: { ...details, missingEvidencePaths: paths } };
+    const cascade = attempt.cascade ? { cascade: { ...attempt.cascade } } : {};
+    if (paths.length === 0 && !attempt.cascade) return {};
+    return {
+      provenanceDetails: { ...details, ...(paths.length === 0 ? {} : { missingEvidencePaths: paths }), ...cascade },
+    };
   }
 
   /**

@@ -272,14 +272,23 @@ describe('an escalation cascade, inline', () => {
     expect(failed).toMatchObject({ failureType: 'EngineFailed' });
   });
 
-  it('dispatch() decides from the first tier’s record with its thresholds; it does not escalate yet (Review)', async () => {
+  it('dispatch() with the queue off escalates the same way: each tier assessed, then decided from its record', async () => {
     harness = await start();
     await harness.judge.dispatch(new ClaimCheck('Flooded cellar. [[fraud=0.95]]'));
     await harness.judge.dispatch(new ClaimCheck('Flooded cellar. [[fraud=0.7]]'));
-    const [sure, banded] = await harness.records();
+    const [sure, banded, decided] = await harness.records();
     expect(sure).toMatchObject({ outcome: 'refuse', decisionThresholds: { refuse: 0.9, pay: 0.1 } });
-    expect(banded).toMatchObject({ outcome: 'check', reviewCause: 'band', decisionThresholds: { refuse: 0.9 } });
-    expect(asked()).toEqual({ cheap: 2, strong: 0 });
+    expect(banded).toMatchObject({
+      outcome: 'check',
+      reviewRequestedAt: null,
+      decisionTrace: { escalated: { tier: 2 } },
+    });
+    expect(decided).toMatchObject({
+      outcome: 'refuse',
+      reviewRequestedAt: null,
+      provenanceDetails: { cascade: { tier: 2, escalatedFrom: banded.id } },
+    });
+    expect(asked()).toEqual({ cheap: 2, strong: 1 });
   });
 
   it('explain shows the path: tier 1 answered, in band, escalated; tier 2 decided', async () => {

@@ -53,6 +53,7 @@ import {
   JUDGMENT_DISPATCH,
   type PaidAnswers,
   type RecordedAttempt,
+  type TierChoice,
   paidAnswersOf,
 } from './judge.types';
 
@@ -66,12 +67,6 @@ interface Attempt extends DescribedAttempt {
   /** Where the attempt stands in the Judgment's escalation cascade, or null without one. */
   readonly cascade: CascadeStep | null;
   readonly limits: LimitMode;
-}
-
-/** Which tier of a cascade an attempt asks (0: the first), and the record of the tier before it. */
-interface TierChoice {
-  readonly index: number;
-  readonly escalatedFrom: number | null;
 }
 
 /**
@@ -118,7 +113,7 @@ export class Judge implements Attempter {
    * use to decide from the record.
    */
   async attempt<J extends Judgment>(judgment: J, options: AttemptOptions = {}): Promise<RecordedAttempt<J>> {
-    const attempt = this.prepare(judgment, options.limits ?? LIVE_LIMITS);
+    const attempt = this.prepare(judgment, options.limits ?? LIVE_LIMITS, options.tier ?? FIRST_TIER);
     return inSpan('judgment.assess', { attributes: { 'judgment.name': attempt.name } }, async (span) => {
       const recorded = await this.attemptPrepared(judgment, attempt, options.paid);
       const status = recorded.result instanceof Unassessed ? 'unassessed' : 'assessed';

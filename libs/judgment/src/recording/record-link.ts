@@ -47,12 +47,18 @@ export interface LinkCascade {
    * failure is not thrown (`throwOnFailure: false`). Null when this link cannot ask another tier: the case then goes
    * to Review as without a cascade.
    */
-  readonly escalate:
-    | ((
-        decision: Decision,
-        from: { assessment: Assessment<any>; record: AssessmentRecord | null },
-      ) => Promise<Decided<Outcome> | null>)
-    | null;
+  readonly escalate: ((decision: Decision, from: EscalatingTier) => Promise<Decided<Outcome> | null>) | null;
+}
+
+/** The tier that escalates, as the one asking the next tier is told of it. */
+export interface EscalatingTier {
+  readonly assessment: Assessment<any>;
+  readonly record: AssessmentRecord | null;
+  readonly step: CascadeStep;
+  /** The Review Outcome this tier's answers were decided to. */
+  readonly outcome: Outcome;
+  /** The tier to ask, and why, in words. */
+  readonly to: { readonly tier: number; readonly connection: string; readonly text: string };
 }
 
 /** What carrying out a decision's plan came to: the plan, and the next tier's decision when it escalated. */
@@ -260,7 +266,13 @@ export class RecordLink implements DecisionRecording {
     await events.emit(
       new AssessmentEscalated(assessment.judgment, assessment, asked, outcome, record, cascade.step, to),
     );
-    return (cascade.escalate as NonNullable<LinkCascade['escalate']>)(asked, { assessment, record });
+    return (cascade.escalate as NonNullable<LinkCascade['escalate']>)(asked, {
+      assessment,
+      record,
+      step: cascade.step,
+      outcome,
+      to: { ...to, text: plan.text },
+    });
   }
 
   /**

@@ -51,20 +51,20 @@ export class Recorder {
 
   /**
    * A link to an existing record, to decide an Assessment rebuilt from it. A record of a cascade tier decides with
-   * that tier's thresholds; its Review Outcomes go to Review (asking the next tier from a record is not done here).
+   * that tier's thresholds; a Review Outcome asks the next tier through `escalate` (a job's), else goes to Review.
    */
-  linkTo(record: AssessmentRecord): RecordLink {
-    return new RecordLink(this.services, false, record, this.recordedCascade(record));
+  linkTo(record: AssessmentRecord, escalate: LinkCascade['escalate'] = null): RecordLink {
+    return new RecordLink(this.services, false, record, this.recordedCascade(record, escalate));
   }
 
   /** The cascade place a record notes (`provenance_details.cascade`), when its Judgment still declares a cascade. */
-  private recordedCascade(record: AssessmentRecord): LinkCascade | null {
+  private recordedCascade(record: AssessmentRecord, escalate: LinkCascade['escalate']): LinkCascade | null {
     const step = cascadeStepOf(record);
     const { registry } = this.services;
     if (!step || !registry.hasJudgment(record.judgment)) return null;
     const metadata = judgmentMetadata(registry.judgment(record.judgment));
     if (!metadata.cascade || !metadata.decision || step.tier > metadata.cascade.length) return null;
-    return { step, tiers: metadata.cascade, decision: metadata.decision, escalate: null };
+    return { step, tiers: metadata.cascade, decision: metadata.decision, escalate };
   }
 
   /**

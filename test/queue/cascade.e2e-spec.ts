@@ -2,14 +2,14 @@
 // queues an assess job for the next tier on that connection's queue, chained to its own decide job. PostgreSQL, Redis,
 // two Jev simulators over HTTP (one per connection), requests counted per connection.
 import type { INestApplicationContext } from '@nestjs/common';
-import { type Assessment, Decision, Evidence, Judge, Judgment, Likelihood } from 'nestjs-judgment';
+import { Judge } from 'nestjs-judgment';
+import { QueuedClaim, cascadeEngines } from './cascade.fixtures';
 import { JevSimulator } from 'nestjs-judgment/simulator';
 import type { DataSource } from 'typeorm';
 import { clearPrefix } from '../support/redis';
 import {
   API_KEY,
   AssessmentRecord,
-  MODEL,
   finished,
   freshDatabase,
   inspectQueue,
@@ -20,41 +20,6 @@ import {
 } from './queue.fixtures';
 
 const DATABASE = 'judgment_queue_cascade';
-
-enum ClaimOutcome {
-  Pay = 'pay',
-  Check = 'check',
-  Refuse = 'refuse',
-}
-
-@Decision({ outcomes: ClaimOutcome, review: [ClaimOutcome.Check], name: 'queued-claim-decision', version: '1' })
-class ClaimDecision implements Decision<QueuedClaim, ClaimOutcome> {
-  readonly thresholds = { refuse: 0.65, pay: 0.35 };
-  decide(assessment: Assessment<QueuedClaim>): ClaimOutcome {
-    const fraud = assessment.likelihood('fraud');
-    if (fraud.above(this.thresholds.refuse)) return ClaimOutcome.Refuse;
-    if (fraud.above(this.thresholds.pay)) return ClaimOutcome.Check;
-    return ClaimOutcome.Pay;
-  }
-}
-
-@Judgment({
-  name: 'queued-claim',
-  decision: ClaimDecision,
-  cascade: [
-    { connection: 'cheap', thresholds: { refuse: 0.9, pay: 0.1 } },
-    { connection: 'strong', thresholds: { refuse: 0.6, pay: 0.4 } },
-  ],
-})
-class QueuedClaim implements Judgment {
-  constructor(readonly text: string) {}
-  evidence() {
-    return { claim: Evidence.untrusted(this.text) };
-  }
-  questions() {
-    return { fraud: Likelihood.that('Is this insurance claim fraudulent?') };
-  }
-}
 
 let cheap: JevSimulator;
 let strong: JevSimulator;
@@ -86,13 +51,7 @@ it('a band case is asked of the next tier by a chained job on its connection que
     prefix,
     simulatorUrl: cheap.url!,
     judgments: [QueuedClaim],
-    options: {
-      engine: 'cheap',
-      engines: {
-        cheap: { driver: 'jev', key: API_KEY, url: cheap.url!, model: MODEL, retries: 0 },
-        strong: { driver: 'jev', key: API_KEY, url: strong.url!, model: MODEL, retries: 0 },
-      },
-    },
+    options: cascadeEngines(cheap.url!, strong.url!),
   });
   const judge = app.get(Judge);
   const sure = await judge.dispatch(new QueuedClaim('Stolen bike. [[fraud=0.95]]'));

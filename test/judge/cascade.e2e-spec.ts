@@ -7,7 +7,6 @@ import { OnEvent } from '@nestjs/event-emitter';
 import {
   type Assessment,
   AssessmentDecided,
-  AssessmentEscalated,
   AwaitingReview,
   Decision,
   EngineFailed,
@@ -16,6 +15,7 @@ import {
   Likelihood,
 } from 'nestjs-judgment';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
+import type { AssessmentEscalated } from '../../libs/judgment/src/events/judgment.events';
 import { RecordQueries } from '../../libs/judgment/src/records/record-queries.service';
 import { cascadeStop, formatExplanation } from '../../libs/judgment/src/cli/explain.command';
 import { recordDetail } from '../../libs/judgment/src/records/record.view';
@@ -76,7 +76,8 @@ class PlainClaimCheck extends ClaimCheck {}
 class CascadeEvents {
   static readonly seen: object[] = [];
 
-  @OnEvent(AssessmentEscalated.NAME)
+  // Listened to by name, as the README shows: the class is not on the root entry point.
+  @OnEvent('judgment.assessment.escalated')
   escalated(event: AssessmentEscalated) {
     CascadeEvents.seen.push(event);
   }
@@ -181,9 +182,9 @@ describe('an escalation cascade, inline', () => {
     expect(second.decisionTrace?.escalated).toBeUndefined();
 
     // Events say which tier escalated and which decided.
-    expect(CascadeEvents.seen.map((event) => event.constructor.name)).toEqual([
-      'AssessmentEscalated',
-      'AssessmentDecided',
+    expect(CascadeEvents.seen.map((event) => (event.constructor as unknown as { NAME: string }).NAME)).toEqual([
+      'judgment.assessment.escalated',
+      'judgment.assessment.decided',
     ]);
     const [escalated, decided] = CascadeEvents.seen as [AssessmentEscalated, AssessmentDecided];
     expect(escalated).toMatchObject({

@@ -10,7 +10,6 @@ export { Judge } from './judge/judge.service';
 export type { AssessResult, JudgmentTypeConfig } from './judge/judge.types';
 
 export { Judgment, judgmentName } from './definition/judgment.decorator';
-export type { CascadeStep, CascadeTier, ThresholdName } from './definition/cascade';
 export { Decision } from './decision/decision.decorator';
 export { decisionThresholds, withThresholds, type Thresholds } from './decision/thresholds';
 export type { Outcome } from './definition/outcome';
@@ -34,7 +33,6 @@ export {
 export {
   AssessmentCompleted,
   AssessmentDecided,
-  AssessmentEscalated,
   AssessmentFailed,
   ReviewRequested,
   ReviewResolved,

@@ -74,7 +74,14 @@ describe("the README's Configuration tables", () => {
 
   it('name only options the module has', () => {
     const resolved = Object.keys(resolveJudgmentOptions({}));
-    const given = new Set([...documentedDefaults().keys(), 'engines', 'drivers', 'resolutionPolicy', 'limiter.redis']);
+    const given = new Set([
+      ...documentedDefaults().keys(),
+      'engines',
+      'drivers',
+      'resolutionPolicy',
+      'limiter.redis',
+      'engines.<name>.limits.burst',
+    ]);
     for (const { option } of options) {
       const root = option.split('.')[0];
       const known =

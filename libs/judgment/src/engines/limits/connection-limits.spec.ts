@@ -90,6 +90,10 @@ describe('connection limits', () => {
     expect(options.engines?.jev?.limits).toEqual({ requestsPerMinute: 1200, tokensPerMinute: 400_000 });
     expect(options.limiter).toEqual({ maxWait: 2.5 });
     expect(judgmentOptionsFromEnv({}).engines?.jev?.limits).toBeNull();
+    expect(
+      judgmentOptionsFromEnv({ JUDGMENT_LAYA_LIMIT_REQUESTS: '20/s', JUDGMENT_LAYA_LIMIT_BURST: '20' }).engines?.laya
+        ?.limits,
+    ).toEqual({ requestsPerMinute: 1200, burst: 20 });
   });
 
   it('limiter options are checked: maxWait, bulkShare, an ioredis client', () => {

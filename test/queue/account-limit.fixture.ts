@@ -51,6 +51,8 @@ export interface AccountLimitReport {
   /** Judgments offered that were not decided. */
   readonly lost: number;
   readonly elapsedMs: number;
+  /** Forwarded requests in each 10 seconds from the first request (where a run slowed down). */
+  readonly forwardedPer10s: number[];
 }
 
 export async function runAccountLimit(run: AccountLimitRun): Promise<AccountLimitReport> {
@@ -120,6 +122,12 @@ export async function runAccountLimit(run: AccountLimitRun): Promise<AccountLimi
       failedJobs,
       lost: judgments - row.decided,
       elapsedMs,
+      forwardedPer10s: forwarded.reduce<number[]>((counts, seen) => {
+        const slot = Math.floor((seen.at - first) / 10_000);
+        for (let n = counts.length; n <= slot; n++) counts.push(0);
+        counts[slot]++;
+        return counts;
+      }, []),
     };
   } finally {
     for (const worker of workers) await stopWorker(worker);

@@ -126,12 +126,7 @@ export class RecordQueries {
       .addSelect('COUNT(*)', 'count')
       .addSelect('MIN(record.created_at)', 'first')
       .where('record.judgment = :judgment', { judgment })
-      .andWhere('record.created_at >= :since', { since })
-      .andWhere('record.outcome IS NOT NULL')
-      .andWhere('record.decision IS NOT NULL')
-      .andWhere('record.model IS NOT NULL')
-      .andWhere('record.review_requested_at IS NULL')
-      .andWhere('record.failure_type IS NULL')
+      .andWhere(AUTOMATIC_SINCE, { since })
       .groupBy('record.decision')
       .addGroupBy('record.decision_version')
       .addGroupBy('record.questions_fingerprint')
@@ -177,12 +172,7 @@ export class RecordQueries {
         ])
         .where('record.judgment = :judgment', { judgment })
         .andWhere('record.id > :after', { after })
-        .andWhere('record.created_at >= :since', { since })
-        .andWhere('record.outcome IS NOT NULL')
-        .andWhere('record.decision IS NOT NULL')
-        .andWhere('record.model IS NOT NULL')
-        .andWhere('record.review_requested_at IS NULL')
-        .andWhere('record.failure_type IS NULL')
+        .andWhere(AUTOMATIC_SINCE, { since })
         .orderBy('record.id', 'ASC')
         .take(MAX_RECORD_LIMIT)
         .getMany();
@@ -258,6 +248,11 @@ export class RecordQueries {
 }
 
 /** The page a filter asks for, checked: InvalidRecordQuery names the field that is wrong and what it accepts. */
+/** Records since `:since` decided automatically: an Outcome from a Decision and a model, never sent to Review, no failure. */
+const AUTOMATIC_SINCE =
+  'record.created_at >= :since AND record.outcome IS NOT NULL AND record.decision IS NOT NULL AND ' +
+  'record.model IS NOT NULL AND record.review_requested_at IS NULL AND record.failure_type IS NULL';
+
 function checkPage(filter: RecordFilter): { limit: number; after?: number; offset?: number } {
   const { limit = DEFAULT_RECORD_LIMIT, after, offset } = filter;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECORD_LIMIT) {

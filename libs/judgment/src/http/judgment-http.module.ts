@@ -14,6 +14,7 @@ import { ReviewPageExceptionFilter } from './review-page.filter';
 import { JudgmentReviewsController } from './judgment-reviews.controller';
 import { JudgmentAuditsController } from './judgment-audits.controller';
 import { RequestBodyErrors } from './request-body-errors';
+import { ReviewSummaries } from './review-summaries';
 import { JudgmentUnknownRouteController } from './unknown-route.controller';
 
 /**
@@ -27,7 +28,7 @@ import { JudgmentUnknownRouteController } from './unknown-route.controller';
  */
 @Module({
   controllers: [JudgmentReviewsController, JudgmentAuditsController],
-  providers: [CanViewRecordsGuard, JsonBodyGuard, JudgmentHttpExceptionFilter, RequestBodyErrors],
+  providers: [CanViewRecordsGuard, JsonBodyGuard, JudgmentHttpExceptionFilter, RequestBodyErrors, ReviewSummaries],
 })
 export class JudgmentHttpModule extends JudgmentHttpConfigurableModule {
   static forRoot(options: typeof JUDGMENT_HTTP_OPTIONS_TYPE): DynamicModule {

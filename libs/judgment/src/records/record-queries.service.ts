@@ -90,6 +90,11 @@ export class RecordQueries {
       where.reviewCause = lead === null ? Between(reason, reason) : reason;
       lead ??= 'reviewCause';
     }
+    if (filter.subject !== undefined) {
+      const subject = this.subjectConditions(filter.subject);
+      if (subject === null) return [];
+      Object.assign(where, subject);
+    }
     const repository = this.rows.repository();
     const key = sort === 'age' ? null : SORT_KEYS[sort];
     const order = (keyed: boolean): FindOptionsOrder<AssessmentRecord> => ({
@@ -236,20 +241,23 @@ export class RecordQueries {
       where.judgment = byJudgment ? Between(name, name) : name;
     }
     if (filter.subject !== undefined) {
-      const dataSource = this.rows.dataSource();
-      if (!isEntity(dataSource, filter.subject)) {
-        throw new InvalidRecordQuery(
-          'The subject filter must be an instance of a TypeORM entity the DataSource knows.',
-        );
-      }
-      const subject = entityReference(dataSource, filter.subject);
-      if (!subject) return []; // an unsaved entity has no records
-      where.subjectType = subject.type;
-      where.subjectId = subject.id;
+      const subject = this.subjectConditions(filter.subject);
+      if (subject === null) return []; // an unsaved entity has no records
+      Object.assign(where, subject);
     }
     Object.assign(where, this.claimConditions(filter));
     const sort: FindOptionsOrder<AssessmentRecord> = byJudgment ? { judgment: order, id: order } : { id: order };
     return this.rows.repository().find({ where, order: sort, take: page.limit, skip: page.offset });
+  }
+
+  /** The Subject filter's columns, or null for an unsaved entity (no records); InvalidRecordQuery for a non-entity. */
+  private subjectConditions(value: object): FindOptionsWhere<AssessmentRecord> | null {
+    const dataSource = this.rows.dataSource();
+    if (!isEntity(dataSource, value)) {
+      throw new InvalidRecordQuery('The subject filter must be an instance of a TypeORM entity the DataSource knows.');
+    }
+    const subject = entityReference(dataSource, value);
+    return subject === null ? null : { subjectType: subject.type, subjectId: subject.id };
   }
 
   /** The claim filters: unclaimed (no lease, or one that ran out), or held by one reviewer now. */

@@ -15,6 +15,7 @@ import { JudgmentReviewsController } from './judgment-reviews.controller';
 import { JudgmentAuditsController } from './judgment-audits.controller';
 import { RequestBodyErrors } from './request-body-errors';
 import { ReviewSummaries } from './review-summaries';
+import { QueueCounts } from './queue-counts';
 import { JudgmentUnknownRouteController } from './unknown-route.controller';
 
 /**
@@ -50,6 +51,9 @@ function withRoutes(definition: DynamicModule, extras: JudgmentHttpExtras): Dyna
       ...(page ? [JudgmentReviewPageController] : []),
       JudgmentUnknownRouteController,
     ],
-    providers: [...(definition.providers ?? []), ...(page ? [CsrfTokens, CsrfGuard, ReviewPageExceptionFilter] : [])],
+    providers: [
+      ...(definition.providers ?? []),
+      ...(page ? [CsrfTokens, CsrfGuard, ReviewPageExceptionFilter, QueueCounts] : []),
+    ],
   };
 }

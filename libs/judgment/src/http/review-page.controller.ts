@@ -31,6 +31,7 @@ import { PAGE_HEADERS, recordPage } from './review-page.html';
 import { queuePage } from './review-queue.html';
 import { requestReviewer } from './reviewer-from';
 import { ReviewSummaries } from './review-summaries';
+import { QueueCounts } from './queue-counts';
 import { judgmentValidationPipe } from './validation';
 
 /**
@@ -51,6 +52,7 @@ export class JudgmentReviewPageController {
     private readonly adapterHost: HttpAdapterHost,
     private readonly csrf: CsrfTokens,
     private readonly summaries: ReviewSummaries,
+    private readonly counts: QueueCounts,
   ) {}
 
   /**
@@ -69,7 +71,7 @@ export class JudgmentReviewPageController {
     const { data, page } = pageOf(records, query, (record) => record);
     const [summaries, counts, reviewer] = await Promise.all([
       this.summaries.of(data),
-      this.records.backlog(),
+      this.counts.get(),
       this.reviewer(request),
     ]);
     const html = queuePage({

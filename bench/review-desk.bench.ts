@@ -8,8 +8,8 @@
 // The queue's triage (issue 30) adds its orders (nearest deadline, least confidence: page 1 and page 51 by `after`,
 // alone and after the Judgment, reason and claim filters; OFFSET pages only the age order), the reason and
 // claimed-by-others filters, and the counts per Judgment. Awaiting records carry a cause (1 in 10 `drift`, 100
-// `collapse`) and a decision_margin (0 to 0.3; 1 in 20 none). A keyed order's page 51 is two statements (the cursor
-// record's key, then the page); EXPLAIN shows the page's.
+// `collapse`) and a decision_margin (0 to 0.3; 1 in 20 none). A keyed order's page reads the cursor record's key in
+// the same statement.
 //   node -r ./scripts/register.js bench/review-desk.bench.ts [runs]
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';

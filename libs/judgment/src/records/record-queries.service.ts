@@ -111,31 +111,26 @@ export class RecordQueries {
         `The offset pages only the age order; page the ${sort} order with after: <the last id of the previous page>.`,
       );
     }
-    // Keyset over (key, id), records without a key last: those with one past the cursor, then those without.
-    let cursor: unknown;
+    // Keyset over (key, id), records without a key last: those with one past the cursor, then those without. The
+    // cursor record's key is read inside the statement (one round trip); one deleted since counts as without a key.
+    const cursorKey = `(${repository
+      .createQueryBuilder('cursor')
+      .select(`cursor.${key}`)
+      .where('cursor.id = :cursorId')
+      .getQuery()})`;
+    const keyed: FindOptionsWhere<AssessmentRecord> = { ...where, [key]: Not(IsNull()) };
     if (page.after !== undefined) {
-      const row = await repository.findOne({ where: { id: page.after }, select: { id: true, [key]: true } });
-      if (row === null) {
-        throw new InvalidRecordQuery(
-          `The after cursor ${page.after} names no record (deleted since?); start again from the first page.`,
-        );
-      }
-      cursor = row[key];
+      keyed.id = Raw((id) => `(${sibling(id, key)}, ${id}) > (${cursorKey}, :cursorId)`, { cursorId: page.after });
     }
-    const found: AssessmentRecord[] = [];
-    if (cursor !== null) {
-      const keyed: FindOptionsWhere<AssessmentRecord> = { ...where, [key]: Not(IsNull()) };
+    const found = await repository.find({ where: keyed, order: order(true), take: page.limit });
+    if (found.length < page.limit) {
+      const unkeyed: FindOptionsWhere<AssessmentRecord> = { ...where, [key]: IsNull() };
       if (page.after !== undefined) {
-        keyed.id = Raw((id) => `(${sibling(id, key)}, ${id}) > (:cursorKey, :cursorId)`, {
-          cursorKey: cursor,
+        // Past a cursor without a key: the records without one after it; past one with a key: all of them.
+        unkeyed.id = Raw((id) => `${id} > CASE WHEN ${cursorKey} IS NULL THEN :cursorId ELSE 0 END`, {
           cursorId: page.after,
         });
       }
-      found.push(...(await repository.find({ where: keyed, order: order(true), take: page.limit })));
-    }
-    if (found.length < page.limit) {
-      const unkeyed: FindOptionsWhere<AssessmentRecord> = { ...where, [key]: IsNull() };
-      if (cursor === null && page.after !== undefined) unkeyed.id = MoreThan(page.after);
       found.push(...(await repository.find({ where: unkeyed, order: order(false), take: page.limit - found.length })));
     }
     return found;

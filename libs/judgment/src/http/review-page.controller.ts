@@ -27,8 +27,11 @@ import { findRecord } from './record-lookup';
 import { claimFilter, pageFilter, recordPage as pageOf } from './record-page';
 import { RecordIdParams, ReviewPageForm, ReviewPageResolveForm, ReviewQueueQuery } from './review.dto';
 import { ReviewPageExceptionFilter, reviewPageBase } from './review-page.filter';
-import { PAGE_HEADERS, queuePage, recordPage } from './review-page.html';
+import { PAGE_HEADERS, recordPage } from './review-page.html';
+import { queuePage } from './review-queue.html';
 import { requestReviewer } from './reviewer-from';
+import { ReviewSummaries } from './review-summaries';
+import { QueueCounts } from './queue-counts';
 import { judgmentValidationPipe } from './validation';
 
 /**
@@ -48,26 +51,53 @@ export class JudgmentReviewPageController {
     private readonly registry: JudgmentRegistry,
     private readonly adapterHost: HttpAdapterHost,
     private readonly csrf: CsrfTokens,
+    private readonly summaries: ReviewSummaries,
+    private readonly counts: QueueCounts,
   ) {}
 
-  /** The queue: `?judgment=&claim=unclaimed|mine&after=`, paged by the last id of the previous page (no OFFSET). */
+  /**
+   * The queue: `?judgment=&reason=band|drift|collapse&claim=unclaimed|mine|others&sort=age|deadline|confidence&after=`,
+   * paged by the last id of the previous page (no OFFSET), with the counts per Judgment.
+   */
   @Get()
   async queue(@Query() query: ReviewQueueQuery, @Req() request: JudgmentHttpRequest, @Res() response: unknown) {
+    const now = new Date();
     const records = await this.records.awaitingReview({
       ...pageFilter(query),
+      sort: query.sort,
+      reason: query.reason,
       ...(await claimFilter(query.claim, this.options, request)),
     });
-    const { data, page } = pageOf(records, query, recordSummary);
+    const { data, page } = pageOf(records, query, (record) => record);
+    const [summaries, counts, reviewer] = await Promise.all([
+      this.summaries.of(data),
+      this.counts.get(),
+      this.reviewer(request),
+    ]);
     const html = queuePage({
       base: reviewPageBase(request),
-      records: data,
+      records: data.map((record) => ({ ...recordSummary(record), summary: summaries.get(record.id) as string })),
       judgment: query.judgment,
       claim: query.claim,
+      reason: query.reason,
+      sort: query.sort,
+      counts,
+      reviewer,
+      now,
       after: query.after,
       limit: query.limit,
       nextAfter: page.nextAfter,
     });
     this.send(response, html);
+  }
+
+  /** The requesting reviewer as claims record them, or null when the app names none for this request. */
+  private async reviewer(request: JudgmentHttpRequest): Promise<{ type: string; id: string } | null> {
+    try {
+      return this.records.reviewerReference(await requestReviewer(this.options, request));
+    } catch {
+      return null;
+    }
   }
 
   /** One record, with the forms to work it. */

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { answerError } from './error-envelope';
+import { RequestValidationFailed, answerError } from './error-envelope';
 import { PAGE_HEADERS, errorPage } from './review-page.html';
 
 /** The review page's errors as a page: the envelope's status, code and message; the detail of a 500 only in the log. */
@@ -15,7 +15,12 @@ export class ReviewPageExceptionFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse();
     for (const [name, value] of Object.entries(PAGE_HEADERS)) adapter.setHeader(response, name, value);
     const base = reviewPageBase(host.switchToHttp().getRequest());
-    adapter.reply(response, errorPage(base, status, body.error.code, body.error.message), status);
+    // A page has no details.fields to point at: a refused field's messages are the message.
+    const message =
+      exception instanceof RequestValidationFailed
+        ? `The request is invalid: ${Object.values(exception.fields).flat().join('; ')}.`
+        : body.error.message;
+    adapter.reply(response, errorPage(base, status, body.error.code, message), status);
   }
 }
 

@@ -12,6 +12,13 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 
+import { REVIEW_CAUSES, type ReviewCause } from '../assessment/awaiting-review';
+import { REVIEW_SORTS, type ReviewSort } from '../records/record-queries.service';
+
+/** The claim filters of the Review list: nobody's, the requesting reviewer's, someone else's. */
+export const CLAIM_FILTERS = ['unclaimed', 'mine', 'others'] as const;
+export type ClaimFilter = (typeof CLAIM_FILTERS)[number];
+
 /** The largest page of the Review list. */
 export const MAX_PAGE_SIZE = 100;
 
@@ -49,19 +56,36 @@ export class ListRecordsQuery extends RecordPageQuery {
   offset: number = 0;
 }
 
-/** `GET /judgment/reviews?limit&after&judgment&claim` (or `offset` instead of `after`: slow on large tables) */
+const oneOf = (field: string, values: readonly string[]) => ({
+  message: `${field} must be one of ${values.join(', ')}`,
+});
+
+/**
+ * `GET /judgment/reviews?limit&after&judgment&claim&reason&sort` (or `offset` instead of `after`, with the age order
+ * only: slow on large tables)
+ */
 export class ListReviewsQuery extends ListRecordsQuery {
-  /** `unclaimed`: only records nobody holds a live claim on; `mine`: only those the requesting reviewer holds. */
+  /** `unclaimed`: nobody holds a live claim; `mine`: the requesting reviewer does; `others`: someone else does. */
   @IsOptional()
-  @IsIn(['unclaimed', 'mine'])
-  claim?: 'unclaimed' | 'mine';
+  @IsIn(CLAIM_FILTERS, oneOf('claim', CLAIM_FILTERS))
+  claim?: ClaimFilter;
+
+  /** Only records in Review for this cause. */
+  @IsOptional()
+  @IsIn(REVIEW_CAUSES, oneOf('reason', REVIEW_CAUSES))
+  reason?: ReviewCause;
+
+  /** `age` (oldest first, the default), `deadline` (nearest first), `confidence` (least confident first). */
+  @IsOptional()
+  @IsIn(REVIEW_SORTS, oneOf('sort', REVIEW_SORTS))
+  sort?: ReviewSort;
 }
 
 /** An empty field of an HTML form (the filter form sends one for "any"): no filter. */
 const emptyAsUnset = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
 /**
- * `GET /judgment/desk?limit&after&judgment&claim`: the review page's queue, paged by `after` only (an `offset` is
+ * `GET /judgment/desk?limit&after&judgment&claim&reason&sort`: the review page's queue, paged by `after` only (an `offset` is
  * refused). Its filter form sends empty fields for any Judgment and any claim.
  */
 export class ReviewQueueQuery extends RecordPageQuery {
@@ -71,8 +95,20 @@ export class ReviewQueueQuery extends RecordPageQuery {
   /** As the Review list's `claim`. */
   @Transform(emptyAsUnset)
   @IsOptional()
-  @IsIn(['unclaimed', 'mine'])
-  claim?: 'unclaimed' | 'mine';
+  @IsIn(CLAIM_FILTERS, oneOf('claim', CLAIM_FILTERS))
+  claim?: ClaimFilter;
+
+  /** As the Review list's `reason`. */
+  @Transform(emptyAsUnset)
+  @IsOptional()
+  @IsIn(REVIEW_CAUSES, oneOf('reason', REVIEW_CAUSES))
+  reason?: ReviewCause;
+
+  /** As the Review list's `sort`. */
+  @Transform(emptyAsUnset)
+  @IsOptional()
+  @IsIn(REVIEW_SORTS, oneOf('sort', REVIEW_SORTS))
+  sort?: ReviewSort;
 }
 
 /** `:id` of a record route: plain decimal digits only (no sign, spaces, hex, exponent or fraction). */

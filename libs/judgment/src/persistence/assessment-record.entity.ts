@@ -15,6 +15,21 @@ import { AWAITING_REVIEW, DEADLINE_PENDING, UNASSESSED } from './record-indexes'
   where: AWAITING_REVIEW,
 })
 @Index('judgment_assessments_review_deadline_index', ['reviewDeadlineAt'], { where: DEADLINE_PENDING })
+@Index('judgment_assessments_awaiting_deadline_index', ['reviewDeadlineAt', 'id'], { where: AWAITING_REVIEW })
+@Index('judgment_assessments_awaiting_margin_index', ['decisionMargin', 'id'], { where: AWAITING_REVIEW })
+@Index('judgment_assessments_awaiting_judgment_deadline_index', ['judgment', 'reviewDeadlineAt', 'id'], {
+  where: AWAITING_REVIEW,
+})
+@Index('judgment_assessments_awaiting_judgment_margin_index', ['judgment', 'decisionMargin', 'id'], {
+  where: AWAITING_REVIEW,
+})
+@Index('judgment_assessments_awaiting_cause_index', ['reviewCause', 'id'], { where: AWAITING_REVIEW })
+@Index('judgment_assessments_awaiting_cause_deadline_index', ['reviewCause', 'reviewDeadlineAt', 'id'], {
+  where: AWAITING_REVIEW,
+})
+@Index('judgment_assessments_awaiting_cause_margin_index', ['reviewCause', 'decisionMargin', 'id'], {
+  where: AWAITING_REVIEW,
+})
 export class AssessmentRecord {
   @PrimaryGeneratedColumn()
   id!: number;
@@ -94,6 +109,13 @@ export class AssessmentRecord {
   /** How the automatic Outcome was reached (the rule that fired, answers read, thresholds compared); null before. */
   @Column({ name: 'decision_trace', type: 'json', nullable: true })
   decisionTrace!: DecisionTrace | null;
+
+  /**
+   * The least |value − threshold| of the comparisons the Decision made (decisionMargin): small is a close call. The
+   * review desk lists the least confident cases first by it. Null when no threshold was compared.
+   */
+  @Column({ name: 'decision_margin', type: 'double precision', nullable: true })
+  decisionMargin!: number | null;
 
   @Column({ name: 'review_requested_at', type: Date, nullable: true })
   reviewRequestedAt!: Date | null;

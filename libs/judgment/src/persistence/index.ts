@@ -8,6 +8,7 @@ import { Timestamptz1765000000000 } from './migrations/1765000000000-timestamptz
 import { ReviewDeskIndexes1765100000000 } from './migrations/1765100000000-review-desk-indexes';
 import { ReviewCause1765250000000 } from './migrations/1765250000000-review-cause';
 import { OutcomeTypeNamesTheEnum1765300000000 } from './migrations/1765300000000-outcome-type-names-the-enum';
+import { ReviewTriage1765510000000 } from './migrations/1765510000000-review-triage';
 import { PartitionedAssessments1765800000000 } from './migrations/1765800000000-partitioned-assessments';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
@@ -28,6 +29,7 @@ export const judgmentMigrations = withPartitioned([
   ReviewDeskIndexes1765100000000,
   ReviewCause1765250000000,
   OutcomeTypeNamesTheEnum1765300000000,
+  ReviewTriage1765510000000,
 ]);
 
 /**

@@ -39,6 +39,8 @@ export interface DecisionColumns {
   readonly outcomeType: string | null;
   readonly outcome: string;
   readonly decisionTrace: DecisionTrace | null;
+  /** decisionMargin(decisionTrace): the least |value − threshold| compared; null when none was. */
+  readonly decisionMargin: number | null;
 }
 
 /** What is known about one attempt before the Engine is asked: the columns every record of it shares. */

@@ -26,6 +26,8 @@ export interface RecordSummary {
   readonly reviewCause: ReviewCause | null;
   /** When the Review resolves to the Decision's onExpiry Outcome; null without a deadline. */
   readonly reviewDeadlineAt: string | null;
+  /** The least |value − threshold| the Decision compared (small: a close call); null when it compared none. */
+  readonly decisionMargin: number | null;
   /** The live claim (holder and lease expiry), or null when nobody holds one. */
   readonly claim: {
     readonly holder: { readonly type: string; readonly id: string };
@@ -105,6 +107,7 @@ export function recordSummary(record: AssessmentRecord): RecordSummary {
     reviewRequestedAt: iso(record.reviewRequestedAt),
     reviewCause: record.reviewReasonOf()?.cause ?? null,
     reviewDeadlineAt: iso(record.reviewDeadlineAt),
+    decisionMargin: record.decisionMargin ?? null,
     claim: liveClaim(record),
     createdAt: iso(record.createdAt) as string,
   };

@@ -17,6 +17,7 @@ import { JevEngine } from '../libs/judgment/src/engines/jev/jev.engine';
 import { OpenAiEngine } from '../libs/judgment/src/engines/openai/openai.engine';
 import { chatPrompt } from '../libs/judgment/src/engines/openai/openai.prompt';
 import type { EngineRequest } from '../libs/judgment/src/engines/engine.interface';
+import { UntrustedText } from '../libs/judgment/src/definition/evidence';
 import { Classification, Likelihood, Rating, type Question } from '../libs/judgment/src/questions';
 import { barePost } from './support/bench';
 
@@ -132,12 +133,30 @@ async function main(): Promise<void> {
     'bare undici POST': () => barePost(`${url}/v1/systemone`, JSON.stringify(body), headers),
     'JevEngine.answer()': () => driver.answer(request),
     'bare axios.post': () => axios.post(`${url}/v1/systemone`, body, { headers }),
-    ...baseTreeTask(url),
+    ...baseTreeTask(url, request.evidence),
   });
   overhead(bare, answered);
   if (baseAnswered) {
     console.log(`${BASE_TREE}:`);
     overhead(bare, baseAnswered);
+  }
+  // The Evidence an app sends: end-user text (2 KB with one '&', so fence tags are looked for) as UntrustedText.
+  console.log(`\nthe explanation as 2 KB of UntrustedText with one '&'`);
+  const [bareAgain, fenced, baseFenced] = await compare({
+    'bare undici POST': () => barePost(`${url}/v1/systemone`, JSON.stringify(body), headers),
+    'JevEngine.answer()': () => driver.answer({ ...request, evidence: untrustedEvidence(UntrustedText) }),
+    ...baseTreeTask(
+      url,
+      untrustedEvidence(
+        baseTreeModule<typeof import('../libs/judgment/src/definition/evidence')>('definition/evidence')
+          ?.UntrustedText ?? UntrustedText,
+      ),
+    ),
+  });
+  overhead(bareAgain, fenced);
+  if (baseFenced) {
+    console.log(`${BASE_TREE}:`);
+    overhead(bareAgain, baseFenced);
   }
   await simulator.stop();
   await openAi();
@@ -184,27 +203,37 @@ async function openAi(): Promise<void> {
 /** Another worktree whose Jev driver is measured beside this one (BENCH_BASE_TREE), or undefined. */
 const BASE_TREE = process.env.BENCH_BASE_TREE;
 
+/** A module of BENCH_BASE_TREE's library (`path` under libs/judgment/src), or undefined when none is set. */
+function baseTreeModule<T>(path: string): T | undefined {
+  return BASE_TREE ? (require(`${BASE_TREE}/libs/judgment/src/${path}`) as T) : undefined;
+}
+
+/** The bench's Evidence with its explanation replaced by 2 KB of end-user text holding one '&'. */
+function untrustedEvidence(Untrusted: typeof UntrustedText): EngineRequest['evidence'] {
+  const sentence = 'The headphones arrived with a cracked band and the left side is silent. I tried two phones. ';
+  const text = `${sentence.repeat(11)}Tom & Jerry ${sentence.repeat(11)}`;
+  return { ...request.evidence, explanation: new Untrusted(text) };
+}
+
 /** That tree's JevEngine.answer() for the same Questions (built from its own Question classes), as a task. */
-function baseTreeTask(url: string): Record<string, () => Promise<unknown>> {
-  if (!BASE_TREE) return {};
-  const base = {
-    engine: require(`${BASE_TREE}/libs/judgment/src/engines/jev/jev.engine`) as { JevEngine: typeof JevEngine },
-    questions: require(`${BASE_TREE}/libs/judgment/src/questions`) as {
-      Likelihood: typeof Likelihood;
-      Classification: typeof Classification;
-      Rating: typeof Rating;
-    },
-  };
-  const { Likelihood: L, Classification: C, Rating: R } = base.questions;
+function baseTreeTask(url: string, evidence: EngineRequest['evidence']): Record<string, () => Promise<unknown>> {
+  const engine = baseTreeModule<{ JevEngine: typeof JevEngine }>('engines/jev/jev.engine');
+  const questions = baseTreeModule<{
+    Likelihood: typeof Likelihood;
+    Classification: typeof Classification;
+    Rating: typeof Rating;
+  }>('questions');
+  if (!engine || !questions) return {};
+  const { Likelihood: L, Classification: C, Rating: R } = questions;
   const baseRequest: EngineRequest = {
     questions: new Map<string, Question>([
       ['abusive', L.that('Is this refund request an attempt to abuse the refund policy?')],
       ['department', C.of('Which team should handle it?', ['billing', 'technical', 'sales', 'other'])],
       ['severity', R.of('How badly is the customer affected?', ['Cosmetic', 'Annoying', 'Degrading', 'Blocking'])],
     ]),
-    evidence: request.evidence,
+    evidence,
   };
-  const driver = base.engine.JevEngine.connect('jev', { key: KEY, url, model: 'jev-1.13.0' });
+  const driver = engine.JevEngine.connect('jev', { key: KEY, url, model: 'jev-1.13.0' });
   return { 'base JevEngine.answer()': () => driver.answer(baseRequest) };
 }
 

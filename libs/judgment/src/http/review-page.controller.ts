@@ -27,7 +27,8 @@ import { findRecord } from './record-lookup';
 import { claimFilter, pageFilter, recordPage as pageOf } from './record-page';
 import { RecordIdParams, ReviewPageForm, ReviewPageResolveForm, ReviewQueueQuery } from './review.dto';
 import { ReviewPageExceptionFilter, reviewPageBase } from './review-page.filter';
-import { PAGE_HEADERS, queuePage, recordPage } from './review-page.html';
+import { recordPage } from './record-page.html';
+import { PAGE_HEADERS, queuePage } from './review-page.html';
 import { requestReviewer } from './reviewer-from';
 import { judgmentValidationPipe } from './validation';
 

@@ -1,7 +1,8 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { answerError } from './error-envelope';
-import { PAGE_HEADERS, errorPage } from './review-page.html';
+import { errorPage } from './error-page.html';
+import { PAGE_HEADERS } from './review-page.html';
 
 /** The review page's errors as a page: the envelope's status, code and message; the detail of a 500 only in the log. */
 @Catch()

@@ -9,7 +9,8 @@ export const e = (value: unknown): string => escapeHtml(String(value));
 const STYLE = `
 body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1a1a1a;background:#fafafa}
 header,main{max-width:64rem;margin:0 auto;padding:1rem}
-header{border-bottom:1px solid #ccc}
+header{border-bottom:1px solid #ccc;display:flex;justify-content:space-between;align-items:baseline;gap:1rem}
+header p{margin:0}
 a{color:#0b4f9c}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.4rem;border-bottom:1px solid #ddd;vertical-align:top}
@@ -44,11 +45,20 @@ export const REVIEW_CAUSE_WORDS: Record<ReviewCause, string> = {
   collapse: 'Signal collapse: the automatic Outcome was not trusted',
 };
 
-export function layout(title: string, base: string, body: string): string {
+/** What a page adds to the desk's layout: the signed-in reviewer shown in the header, and styles of its own. */
+export interface LayoutOptions {
+  readonly reviewer?: { readonly type: string; readonly id: string } | null;
+  readonly style?: string;
+}
+
+export function layout(title: string, base: string, body: string, options: LayoutOptions = {}): string {
+  const reviewer = options.reviewer
+    ? `<p class="signed-in">Signed in as <strong>${e(options.reviewer.type)} #${e(options.reviewer.id)}</strong></p>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(title)} — Review desk</title><style>${STYLE}</style></head>
-<body><header><a href="${e(base)}">Review desk</a></header>
+<title>${e(title)} — Review desk</title><style>${STYLE}${options.style ?? ''}</style></head>
+<body><header><a href="${e(base)}">Review desk</a>${reviewer}</header>
 <main id="main"><h1>${e(title)}</h1>
 ${body}
 </main></body></html>`;

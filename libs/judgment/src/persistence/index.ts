@@ -8,6 +8,7 @@ import { Timestamptz1765000000000 } from './migrations/1765000000000-timestamptz
 import { ReviewDeskIndexes1765100000000 } from './migrations/1765100000000-review-desk-indexes';
 import { ReviewCause1765250000000 } from './migrations/1765250000000-review-cause';
 import { OutcomeTypeNamesTheEnum1765300000000 } from './migrations/1765300000000-outcome-type-names-the-enum';
+import { ClaimedAt1765500000000 } from './migrations/1765500000000-claimed-at';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
 export const judgmentEntities = [AssessmentRecord];
@@ -22,4 +23,5 @@ export const judgmentMigrations = [
   ReviewDeskIndexes1765100000000,
   ReviewCause1765250000000,
   OutcomeTypeNamesTheEnum1765300000000,
+  ClaimedAt1765500000000,
 ];

@@ -190,13 +190,16 @@ it('offers only what applies now, confirms each action, and shows someone elseâ€
   expect(await seriousViolations(bob.page)).toEqual([]);
   await bob.page.screenshot({ path: screenshotPath('record-claimed-by-someone-else.png'), fullPage: true });
 
+  const claimedAt = (await records().find(id))!.claimedAt!.getTime();
   await page.click('button:text-is("Renew claim")');
   await expect(page.locator('[role=status]').innerText()).resolves.toContain(`Your claim on record #${id} is renewed`);
+  expect((await records().find(id))!.claimedAt!.getTime()).toBe(claimedAt); // the time on the case runs from the claim
   await page.click('button:text-is("Release")');
   await expect(page.locator('[role=status]').innerText()).resolves.toBe(
     `You released record #${id}: anyone may claim it now.`,
   );
   expect(await buttons(page)).toEqual(['Claim']);
+  expect((await records().find(id))!.claimedAt).toBeNull();
 
   // A stale form of bob's (he opened the page when the case was free) meets alice's claim: the fresh case, the reason.
   await bob.page.goto(`${base}/judgment/desk/records/${id}`);
@@ -281,6 +284,61 @@ it('a case that changed under the reviewer is shown fresh, never overwritten; th
   expect(late.status()).toBe(409);
   await expect(second.locator('[role=alert]').innerText()).resolves.toContain(`Record #${id} is already resolved`);
   expect((await records().find(id))!.resolution).toBe('approve');
+  await context.close();
+});
+
+it('the keyboard path: help, claim, pick an Outcome by number, confirm, and on to the next unclaimed case', async () => {
+  // No bypassCSP: the desk's static script must run under the page's own Content-Security-Policy.
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on(
+    'console',
+    (message) => message.type() === 'error' && !/favicon|404/.test(message.text()) && errors.push(message.text()),
+  );
+  await page.goto(`${base}/agent-login?agent=alice`);
+  const [first] = band;
+  await page.goto(`${base}/judgment/desk/records/${first}`);
+  await page.waitForSelector('#keys-hint', { state: 'visible' });
+
+  await page.keyboard.press('?');
+  await expect(page.locator('#keys-help').innerText()).resolves.toContain('1 approve Â· 2 reject');
+  await page.screenshot({ path: screenshotPath('record-keyboard-help.png'), fullPage: false });
+  await page.keyboard.press('?');
+  expect(await page.locator('#keys-help').isVisible()).toBe(false);
+
+  // j moves to the next case in the queue, k back.
+  await page.keyboard.press('j');
+  await page.waitForURL(`${base}/judgment/desk/records/${band[1]}`);
+  await page.keyboard.press('k');
+  await page.waitForURL(`${base}/judgment/desk/records/${first}`);
+  await page.waitForSelector('#keys-hint', { state: 'visible' });
+
+  await page.keyboard.press('c');
+  await page.waitForURL(/done=claimed/);
+  await expect(page.locator('[role=status]').first().innerText()).resolves.toContain(`You claimed record #${first}`);
+
+  // A number picks an Outcome and asks first; Esc takes it back; nothing is resolved without Enter.
+  await page.keyboard.press('2');
+  await expect(page.locator('#keys-confirm').innerText()).resolves.toBe(
+    `Resolve record #${first} as reject? Enter to confirm, Esc to cancel.`,
+  );
+  await page.keyboard.press('Escape');
+  expect(await page.locator('#keys-confirm').isVisible()).toBe(false);
+  expect((await records().find(first))!.resolvedAt).toBeNull();
+  await page.keyboard.press('1');
+  await expect(page.locator('#keys-confirm').innerText()).resolves.toContain('as approve?');
+  await page.keyboard.press('Enter');
+
+  // On to the next case nobody holds (band[1] is alice's claim, band[2] resolved): the drifted one.
+  await page.waitForURL(`${base}/judgment/desk/records/${drifted}?resolved=${first}`);
+  await expect(page.locator('[role=status]').first().innerText()).resolves.toBe(
+    `Record #${first} is resolved as "approve". This is the next unclaimed case.`,
+  );
+  const resolved = (await records().find(first))!;
+  expect([resolved.resolution, resolved.resolverId]).toEqual(['approve', 'alice']);
+  expect(errors).toEqual([]);
   await context.close();
 });
 

@@ -41,13 +41,26 @@ export interface RecordPageView {
   readonly now: Date;
 }
 
+/** The keyboard path's help (shown by the desk's script on `?`; the page works without it). */
+function keysHelp(view: RecordPageView): string {
+  const outcomes = view.resolutions.map((o, i) => `<kbd>${i + 1}</kbd> ${e(o)}`).join(' · ');
+  return `<p id="keys-hint" class="meta" hidden>Keyboard: press <kbd>?</kbd> for the shortcuts.</p>
+<section id="keys-help" class="keys-help" aria-labelledby="keys-title" hidden><h2 id="keys-title">Keyboard shortcuts</h2>
+<dl><dt><kbd>c</kbd></dt><dd>Claim this case</dd>
+<dt><kbd>1</kbd>–<kbd>9</kbd></dt><dd>Pick an Outcome${outcomes ? ` (${outcomes})` : ''}, then <kbd>Enter</kbd> to resolve or <kbd>Esc</kbd> to cancel; the next unclaimed case opens</dd>
+<dt><kbd>r</kbd></dt><dd>Renew your claim</dd>
+<dt><kbd>j</kbd> or <kbd>→</kbd></dt><dd>Next case in the queue</dd>
+<dt><kbd>k</kbd> or <kbd>←</kbd></dt><dd>Back to the case before</dd>
+<dt><kbd>?</kbd></dt><dd>Show or hide this help</dd></dl></section>`;
+}
+
 /** The record page's own styles, beside the desk's. */
 const STYLE = `
 .why{border-left:6px solid #a15c00;background:#fff3df;padding:.5rem 1rem;margin:1rem 0}
 .why.drift,.why.collapse{border-color:#b00020;background:#fdecee}
 .notice{padding:.5rem 1rem;margin:1rem 0;border-left:6px solid #1e6b34;background:#e8f5ec}
 .notice.problem{border-color:#b00020;background:#fdecee}
-.controls{border:1px solid #bbb;background:#fff;padding:.75rem 1rem;margin:1rem 0}
+.controls,.keys-help{border:1px solid #bbb;background:#fff;padding:.75rem 1rem;margin:1rem 0}
 .controls p{margin:.25rem 0 .5rem}
 .question{border-top:1px solid #ddd;padding:.5rem 0}
 .question h3{margin:.25rem 0;font-size:1.05rem}
@@ -61,6 +74,7 @@ const STYLE = `
 .warn{color:#6b3d00}
 details summary{cursor:pointer;font-weight:600}
 select{font:inherit;padding:.2rem}
+kbd{border:1px solid #999;border-radius:3px;padding:0 .3rem;background:#fff;font:inherit;font-size:.9em}
 select:invalid{color:#555}
 .question th[scope=row]{width:16rem}`;
 
@@ -74,6 +88,8 @@ export function recordPage(view: RecordPageView): string {
   const review = record.review;
   const title = `Record #${record.id}`;
   const body = `${notice(view.notice)}
+<div id="case" data-record="${e(record.id)}" data-next="${e(`${view.base}/next?after=${record.id}`)}"></div>
+${keysHelp(view)}
 <p class="meta">${e(record.judgment)}${record.subject ? ` · ${e(record.subject.type)} #${e(record.subject.id)}` : ''} · ${e(stateWords(record))}</p>
 ${review ? whyInReview(record) : ''}
 ${controls(view)}
@@ -88,7 +104,11 @@ ${record.evidence === null ? '<p>Evidence storage is off: only its fingerprint w
 <section aria-labelledby="answers"><h2 id="answers">Questions and answers</h2>${answers(view)}</section>
 <section aria-labelledby="trace"><h2 id="trace">How the automatic Outcome was reached</h2>${trace(record)}</section>
 <section aria-labelledby="provenance-title"><h2 id="provenance-title">Provenance</h2>${provenance(record)}</section>`;
-  return layout(title, view.base, body, { reviewer: view.reviewer, style: STYLE });
+  return layout(title, view.base, body, {
+    reviewer: view.reviewer,
+    style: STYLE,
+    script: `${view.base}/desk-keys.js`,
+  });
 }
 
 function notice(value: RecordNotice | null): string {
@@ -136,7 +156,7 @@ function controls(view: RecordPageView): string {
   const action = (name: string) => `${view.base}/records/${record.id}/${name}`;
   const csrf = `<input type="hidden" name="_csrf" value="${e(view.csrf)}">`;
   const button = (name: string, label: string) =>
-    `<form class="inline" method="post" action="${e(action(name))}">${csrf}<button type="submit">${e(label)}</button></form>`;
+    `<form class="inline" method="post" action="${e(action(name))}" data-action="${e(name)}">${csrf}<button type="submit">${e(label)}</button></form>`;
   const section = (content: string) =>
     `<section class="controls" aria-labelledby="act"><h2 id="act">Work this case</h2>${content}</section>`;
   switch (state.kind) {
@@ -155,10 +175,11 @@ function controls(view: RecordPageView): string {
     case 'mine': {
       const options = view.resolutions.map((o) => `<option value="${e(o)}">${e(o)}</option>`).join('');
       const resolve = view.resolutions.length
-        ? `<form method="post" action="${e(action('resolve'))}">${csrf}<input type="hidden" name="seen" value="${e(view.seen)}">
+        ? `<form method="post" action="${e(action('resolve'))}">${csrf}<input type="hidden" name="seen" value="${e(view.seen)}"><input type="hidden" name="advance" value="">
 <label for="resolution">Resolution</label>
 <select id="resolution" name="resolution" required><option value="">Choose an Outcome…</option>${options}</select>
-<button type="submit">Resolve</button></form>`
+<button type="submit">Resolve</button></form>
+<p id="keys-confirm" class="notice" aria-live="assertive" hidden></p>`
         : `<p class="warn">The Decision ${e(record.decision?.name ?? '')} is not registered in this app, so its Outcomes are unknown and the case cannot be resolved here.</p>`;
       return section(
         `<p>You hold this case until ${time(state.expiresAt)} ${e(relative(state.expiresAt, view.now))}.</p>

@@ -30,6 +30,7 @@ import { InvalidClaim, InvalidResolution, InvalidReviewer, ResolutionForbidden, 
 import { findRecord } from './record-lookup';
 import { claimFilter, pageFilter, recordPage as pageOf } from './record-page';
 import {
+  NextCaseQuery,
   RECORD_PAGE_DONE,
   RecordIdParams,
   ReviewPageForm,
@@ -42,6 +43,7 @@ import { type RecordControls, type RecordNotice, recordPage } from './record-pag
 import { PAGE_HEADERS, queuePage } from './review-page.html';
 import { optionalReviewer, requestReviewer } from './reviewer-from';
 import { answerError } from './error-envelope';
+import { DESK_KEYS_SCRIPT } from './desk-keys.script';
 import { judgmentValidationPipe } from './validation';
 
 /**
@@ -83,6 +85,33 @@ export class JudgmentReviewPageController {
     this.send(response, html);
   }
 
+  /** The keyboard path's static script (the record page works without it). */
+  @Get('desk-keys.js')
+  script(@Res() response: unknown) {
+    const adapter = this.adapterHost.httpAdapter;
+    adapter.setHeader(response, 'Content-Type', 'text/javascript; charset=utf-8');
+    adapter.setHeader(response, 'X-Content-Type-Options', 'nosniff');
+    adapter.setHeader(response, 'Cache-Control', 'no-cache');
+    adapter.reply(response, DESK_KEYS_SCRIPT, 200);
+  }
+
+  /**
+   * The next case in the queue after record `after` (`claim=unclaimed`: the next one nobody holds), by the keyset
+   * cursor; the queue when none is left. `resolved` carries the case just resolved, confirmed on the next one.
+   */
+  @Get('next')
+  async next(@Query() query: NextCaseQuery, @Req() request: JudgmentHttpRequest, @Res() response: unknown) {
+    const base = reviewPageBase(request);
+    const [next] = await this.records.awaitingReview({
+      after: query.after,
+      limit: 1,
+      ...(query.claim === 'unclaimed' ? { unclaimed: true } : {}),
+    });
+    const resolved = query.resolved ? `?resolved=${query.resolved}` : '';
+    if (next) return this.redirect(response, `${base}/records/${next.id}${resolved}`);
+    this.redirect(response, query.resolved ? `${base}/records/${query.resolved}?done=resolved` : base);
+  }
+
   /** One record, with what this reviewer may do with it now; `?done=` says what their last action did. */
   @Get('records/:id')
   async record(
@@ -92,7 +121,12 @@ export class JudgmentReviewPageController {
     @Res() response: unknown,
   ) {
     const record = await this.find(params.id);
-    await this.render(request, response, record, query.done ? doneNotice(query.done, record, request) : null);
+    const notice = query.done
+      ? doneNotice(query.done, record, request)
+      : query.resolved
+        ? await this.advancedNotice(query.resolved)
+        : null;
+    await this.render(request, response, record, notice);
   }
 
   @Post('records/:id/claim')
@@ -154,9 +188,26 @@ export class JudgmentReviewPageController {
         'resolve again.';
       return this.render(request, response, record, { kind: 'problem', text }, 409);
     }
-    await this.act(request, response, params.id, 'resolved', () =>
-      this.records.resolve(record, form.resolution as string, reviewer),
+    await this.act(
+      request,
+      response,
+      params.id,
+      'resolved',
+      () => this.records.resolve(record, form.resolution as string, reviewer),
+      form.advance === '1'
+        ? `${reviewPageBase(request)}/next?after=${params.id}&claim=unclaimed&resolved=${params.id}`
+        : null,
     );
+  }
+
+  /** The confirmation of the case resolved before the one the keyboard path advanced to. */
+  private async advancedNotice(id: number): Promise<RecordNotice | null> {
+    const resolved = await this.records.find(id);
+    if (!resolved?.isResolved()) return null;
+    return {
+      kind: 'done',
+      text: `Record #${id} is resolved as ${JSON.stringify(resolved.resolution)}. This is the next unclaimed case.`,
+    };
   }
 
   /**
@@ -170,6 +221,7 @@ export class JudgmentReviewPageController {
     id: number,
     done: (typeof RECORD_PAGE_DONE)[number],
     work: (reviewer: Reviewer) => Promise<unknown>,
+    then: string | null = null,
   ): Promise<void> {
     const reviewer = await requestReviewer(this.options, request);
     try {
@@ -180,7 +232,7 @@ export class JudgmentReviewPageController {
       const text = `${body.error.message} Nothing was changed; this is the case as it is now.`;
       return this.render(request, response, await this.find(id), { kind: 'problem', text }, status);
     }
-    this.redirect(response, `${reviewPageBase(request)}/records/${id}?done=${done}`);
+    this.redirect(response, then ?? `${reviewPageBase(request)}/records/${id}?done=${done}`);
   }
 
   private async render(

@@ -27,12 +27,12 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}
 dt{font-weight:600}
 dd{margin:0}`;
 
-/** Security headers of every page: no script runs, forms post only here, no framing. */
+/** Security headers of every page: no inline script (only the desk's own static script), forms post only here, no framing. */
 export const PAGE_HEADERS: Record<string, string> = {
   'Content-Type': 'text/html; charset=utf-8',
   'Content-Security-Policy':
-    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; " +
-    "base-uri 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; " +
+    "frame-ancestors 'none'; base-uri 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
@@ -49,6 +49,8 @@ export const REVIEW_CAUSE_WORDS: Record<ReviewCause, string> = {
 export interface LayoutOptions {
   readonly reviewer?: { readonly type: string; readonly id: string } | null;
   readonly style?: string;
+  /** A static script of the desk to load (same origin; the policy allows no inline script). */
+  readonly script?: string;
 }
 
 export function layout(title: string, base: string, body: string, options: LayoutOptions = {}): string {
@@ -57,7 +59,7 @@ export function layout(title: string, base: string, body: string, options: Layou
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(title)} — Review desk</title><style>${STYLE}${options.style ?? ''}</style></head>
+<title>${e(title)} — Review desk</title><style>${STYLE}${options.style ?? ''}</style>${options.script ? `<script src="${e(options.script)}" defer></script>` : ''}</head>
 <body><header><a href="${e(base)}">Review desk</a>${reviewer}</header>
 <main id="main"><h1>${e(title)}</h1>
 ${body}

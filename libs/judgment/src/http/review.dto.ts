@@ -141,6 +141,11 @@ export class ReviewPageResolveForm extends ReviewPageForm {
   @Transform(({ value }) => (typeof value === 'string' && /^[0-9]{1,16}$/.test(value) ? Number(value) : value))
   @IsInt({ message: 'seen must be the version of the case the page showed (a whole number)' })
   seen?: number;
+
+  /** `1` (the keyboard path): after resolving, open the next unclaimed case. */
+  @IsOptional()
+  @IsIn(['', '1'])
+  advance?: '' | '1';
 }
 
 /** What the last action on the record page did, shown on the page it redirects to (post, redirect, get). */
@@ -151,4 +156,29 @@ export class ReviewRecordQuery {
   @IsOptional()
   @IsIn(RECORD_PAGE_DONE)
   done?: (typeof RECORD_PAGE_DONE)[number];
+
+  /** The case resolved just before this one (the keyboard path's auto-advance), to confirm it here. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  resolved?: number;
+}
+
+/** `GET /judgment/desk/next?after=&claim=unclaimed&resolved=`: the next case in the queue after `after`. */
+export class NextCaseQuery {
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  after!: number;
+
+  @IsOptional()
+  @IsIn(['unclaimed'])
+  claim?: 'unclaimed';
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  resolved?: number;
 }

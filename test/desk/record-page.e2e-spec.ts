@@ -327,6 +327,16 @@ it('the keyboard path: help, claim, pick an Outcome by number, confirm, and on t
   await page.keyboard.press('Escape');
   expect(await page.locator('#keys-confirm').isVisible()).toBe(false);
   expect((await records().find(first))!.resolvedAt).toBeNull();
+  // Confirmed, then undone within the few seconds before it is sent.
+  await page.keyboard.press('2');
+  await page.keyboard.press('Enter');
+  await expect(page.locator('#keys-confirm').innerText()).resolves.toBe('Resolving as reject in 4 s. Press u to undo.');
+  await page.keyboard.press('u');
+  await expect(page.locator('#keys-confirm').innerText()).resolves.toBe('Undone: nothing was resolved.');
+  await page.waitForTimeout(4500);
+  expect((await records().find(first))!.resolvedAt).toBeNull();
+  expect(page.url()).toContain(`/records/${first}?done=claimed`);
+
   await page.keyboard.press('1');
   await expect(page.locator('#keys-confirm').innerText()).resolves.toContain('as approve?');
   await page.keyboard.press('Enter');

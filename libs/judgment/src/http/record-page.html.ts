@@ -48,6 +48,7 @@ function keysHelp(view: RecordPageView): string {
 <section id="keys-help" class="keys-help" aria-labelledby="keys-title" hidden><h2 id="keys-title">Keyboard shortcuts</h2>
 <dl><dt><kbd>c</kbd></dt><dd>Claim this case</dd>
 <dt><kbd>1</kbd>–<kbd>9</kbd></dt><dd>Pick an Outcome${outcomes ? ` (${outcomes})` : ''}, then <kbd>Enter</kbd> to resolve or <kbd>Esc</kbd> to cancel; the next unclaimed case opens</dd>
+<dt><kbd>u</kbd></dt><dd>Undo a Resolution within 4 seconds of <kbd>Enter</kbd> (it is sent only then)</dd>
 <dt><kbd>r</kbd></dt><dd>Renew your claim</dd>
 <dt><kbd>j</kbd> or <kbd>→</kbd></dt><dd>Next case in the queue</dd>
 <dt><kbd>k</kbd> or <kbd>←</kbd></dt><dd>Back to the case before</dd>

@@ -268,6 +268,7 @@ it('a case that changed under the reviewer is shown fresh, never overwritten; th
   await expect(page.locator('main').innerText()).resolves.toMatch(
     /approve by agent #alice at .+, after \d+ s on the case/,
   );
+  await expect(page.locator('#why').innerText()).resolves.toBe('Why this case went to Review');
   const json = await fetch(`${base}/judgment/records/${id}`, { headers: { 'x-agent': 'alice' } });
   expect(((await json.json()) as { review: { timeSpentSeconds: unknown } }).review.timeSpentSeconds).toBe(
     resolved.reviewSeconds(),

@@ -141,7 +141,7 @@ function whyInReview(record: RecordDetail): string {
       : review.cause === 'drift'
         ? `Calibration drift: the automatic Outcome <strong>${outcome}</strong> was not trusted.`
         : `Signal collapse: the automatic Outcome <strong>${outcome}</strong> was not trusted.`;
-  return `<section class="why ${e(review.cause)}" aria-labelledby="why"><h2 id="why">Why this case is in Review</h2>
+  return `<section class="why ${e(review.cause)}" aria-labelledby="why"><h2 id="why">${record.state === 'resolved' ? 'Why this case went to Review' : 'Why this case is in Review'}</h2>
 <p>${headline}</p>${review.reason ? `<p>${e(review.reason)}</p>` : ''}</section>`;
 }
 

@@ -55,6 +55,7 @@ const COLUMNS = [
   'failure_message',
   'cached_from_id',
   'claim_expires_at',
+  'claimed_at',
   'claim_holder_id',
   'claim_holder_type',
   'decision',

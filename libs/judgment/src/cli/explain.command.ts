@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ReviewCause } from '../assessment/awaiting-review';
-import { type DecisionTrace, describeComparison } from '../decision/decision-trace';
+import { shownNumber, traceLines } from '../decision/trace-words';
 import { InvalidRecordQuery } from '../errors';
 import { RecordQueries } from '../records/record-queries.service';
 import { type RecordDetail, recordDetail } from '../records/record.view';
@@ -59,27 +59,10 @@ function formatExplanation(e: RecordDetail): string {
   } else {
     const version = e.decision.version ? ` v${e.decision.version}` : '';
     lines.push(`Decision: ${e.decision.name}${version} decided ${e.outcome}`);
-    lines.push(...describeTrace(e.trace));
+    lines.push(...traceLines(e.trace));
   }
   lines.push(...describeReview(e.review));
   return lines.join('\n');
-}
-
-function describeTrace(trace: DecisionTrace | null): string[] {
-  if (trace === null) return ['Rule: no decision trace was recorded (decided before traces were kept).'];
-  const fired = new Set(trace.rule.comparisons);
-  const lines = [`Rule that fired: ${trace.rule.text}`];
-  if (trace.comparisons.length === 0) return [...lines, 'No threshold was compared through the answers.'];
-  lines.push('Comparisons, in order:');
-  trace.comparisons.forEach((comparison, index) => {
-    const margin = comparison.margin === null ? '' : `, margin ${signed(comparison.margin)}`;
-    const held = comparison.result ? 'held' : 'did not hold';
-    lines.push(
-      `  ${index + 1}. ${describeComparison(comparison)}: value ${rounded(comparison.value)} ${held}${margin}` +
-        (fired.has(index) ? '  ← fired' : ''),
-    );
-  });
-  return lines;
 }
 
 /** The model of each Question, when they were not all answered by one. */
@@ -95,7 +78,8 @@ function describeReview(review: RecordDetail['review']): string[] {
   if (review.resolvedAt === null) lines.push('Resolution: awaiting a reviewer.');
   else {
     const by = review.resolver ? ` by ${review.resolver.type} ${review.resolver.id}` : '';
-    lines.push(`Resolution: ${review.resolution}${by} at ${review.resolvedAt}`);
+    const spent = review.timeSpentSeconds === null ? '' : ` after ${review.timeSpentSeconds} s on the case`;
+    lines.push(`Resolution: ${review.resolution}${by} at ${review.resolvedAt}${spent}`);
   }
   return lines;
 }
@@ -107,25 +91,12 @@ const REVIEW_CAUSE_WORDS: Record<ReviewCause, string> = {
 };
 
 function describeAnswer(value: unknown): string {
-  if (typeof value === 'number') return `probability ${rounded(value)}`;
-  if (Array.isArray(value)) return `probability per level (lowest first) ${value.map(rounded).join(', ')}`;
+  if (typeof value === 'number') return `probability ${shownNumber(value)}`;
+  if (Array.isArray(value)) return `probability per level (lowest first) ${value.map(shownNumber).join(', ')}`;
   if (value !== null && typeof value === 'object') {
     return Object.entries(value)
-      .map(([label, p]) => `${label} ${rounded(p)}`)
+      .map(([label, p]) => `${label} ${shownNumber(p)}`)
       .join(', ');
   }
   return JSON.stringify(value);
-}
-
-/**
- * A number as explain shows it: rounded to three decimals (0.44999999999999996 → 0.45); the record and `--json` keep
- * it exact. Anything else as it is.
- */
-function rounded(value: unknown): string {
-  return typeof value === 'number' && Number.isFinite(value) ? String(Number(value.toFixed(3)) || 0) : String(value);
-}
-
-function signed(value: number): string {
-  const shown = rounded(value);
-  return Number(shown) > 0 ? `+${shown}` : shown;
 }

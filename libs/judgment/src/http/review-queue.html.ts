@@ -112,7 +112,7 @@ ${select('sort', 'Order', view.sort, { '': SORT_WORDS.age, deadline: SORT_WORDS.
 ${form}
 ${table}
 ${pages.length ? `<nav aria-label="Pages"><p>${pages.join(' · ')}</p></nav>` : ''}`;
-  return layout('Awaiting Review', view.base, body);
+  return layout('Awaiting Review', view.base, body, { reviewer: view.reviewer });
 }
 
 function row(view: QueueView, record: QueueRow): string {

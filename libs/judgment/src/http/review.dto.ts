@@ -164,8 +164,57 @@ export class ReviewPageForm {
   _csrf!: string;
 }
 
-/** The review page's resolve form. */
+/** The review page's resolve form: the Outcome chosen (empty until one is), and the version of the case shown. */
 export class ReviewPageResolveForm extends ReviewPageForm {
-  @IsOutcomeValue()
-  resolution!: string;
+  /** Checked by the page, which answers an empty or unknown one with the case and what to do. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  resolution?: string;
+
+  /** The record's last update (ms) as the page showed it: a case that changed since is shown again, not resolved. */
+  @IsOptional()
+  @Transform(({ value }) => (typeof value === 'string' && /^[0-9]{1,16}$/.test(value) ? Number(value) : value))
+  @IsInt({ message: 'seen must be the version of the case the page showed (a whole number)' })
+  seen?: number;
+
+  /** `1` (the keyboard path): after resolving, open the next unclaimed case. */
+  @IsOptional()
+  @IsIn(['', '1'])
+  advance?: '' | '1';
+}
+
+/** What the last action on the record page did, shown on the page it redirects to (post, redirect, get). */
+export const RECORD_PAGE_DONE = ['claimed', 'renewed', 'released', 'resolved'] as const;
+
+/** `GET /judgment/desk/records/:id?done=` */
+export class ReviewRecordQuery {
+  @IsOptional()
+  @IsIn(RECORD_PAGE_DONE)
+  done?: (typeof RECORD_PAGE_DONE)[number];
+
+  /** The case resolved just before this one (the keyboard path's auto-advance), to confirm it here. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  resolved?: number;
+}
+
+/** `GET /judgment/desk/next?after=&claim=unclaimed&resolved=`: the next case in the queue after `after`. */
+export class NextCaseQuery {
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  after!: number;
+
+  @IsOptional()
+  @IsIn(['unclaimed'])
+  claim?: 'unclaimed';
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  resolved?: number;
 }

@@ -151,6 +151,14 @@ export class AssessmentRecord {
   @Column({ name: 'claim_holder_id', type: 'varchar', length: 255, nullable: true })
   claimHolderId!: string | null;
 
+  /**
+   * When the claim holder took the claim (kept through renewals, cleared on release): with `resolved_at`, the time the
+   * reviewer spent on the case when the holder resolves it. Null when unclaimed, and on records claimed before it was
+   * kept (migration 1765500000000).
+   */
+  @Column({ name: 'claimed_at', type: Date, nullable: true })
+  claimedAt!: Date | null;
+
   /** When the claim's lease ends; after it the record is free to claim again. */
   @Column({ name: 'claim_expires_at', type: Date, nullable: true })
   claimExpiresAt!: Date | null;
@@ -209,6 +217,17 @@ export class AssessmentRecord {
     const expiresAt = new Date(this.claimExpiresAt);
     if (expiresAt.getTime() <= now.getTime()) return null;
     return { holder: { type: this.claimHolderType, id: this.claimHolderId }, expiresAt };
+  }
+
+  /**
+   * Seconds the resolver spent on the case: from taking the claim to the Resolution, when the resolver held the claim
+   * (a Resolution without a claim, over someone else's, or by the deadline has none). Null otherwise.
+   */
+  reviewSeconds(): number | null {
+    if (this.resolvedAt === null || this.claimedAt === null) return null;
+    if (this.claimHolderType !== this.resolverType || this.claimHolderId !== this.resolverId) return null;
+    const ms = new Date(this.resolvedAt).getTime() - new Date(this.claimedAt).getTime();
+    return ms < 0 ? null : Math.round(ms / 1000);
   }
 
   /** Sampled for an audit and not yet audited. */

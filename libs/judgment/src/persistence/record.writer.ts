@@ -221,7 +221,13 @@ export class RecordWriter {
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
     return this.updateIf(
       id,
-      { claimHolderType: holder.type, claimHolderId: holder.id, claimExpiresAt: expiresAt },
+      {
+        claimHolderType: holder.type,
+        claimHolderId: holder.id,
+        claimExpiresAt: expiresAt,
+        // A new claim starts now; the holder's own live claim, extended, keeps its start.
+        claimedAt: () => `CASE WHEN ${LIVE_AND_HELD_BY} AND claimed_at IS NOT NULL THEN claimed_at ELSE :now END`,
+      },
       [AWAITING_REVIEW, mode === 'claim' ? FREE_OR_HELD_BY : LIVE_AND_HELD_BY],
       { now: new Date(), holderType: holder.type, holderId: holder.id },
     );
@@ -234,7 +240,7 @@ export class RecordWriter {
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
     return this.updateIf(
       id,
-      { claimHolderType: null, claimHolderId: null, claimExpiresAt: null },
+      { claimHolderType: null, claimHolderId: null, claimExpiresAt: null, claimedAt: null },
       [AWAITING_REVIEW, HELD_BY],
       { holderType: holder.type, holderId: holder.id },
     );

@@ -70,6 +70,8 @@ export interface RecordDetail extends RecordSummary {
     readonly resolution: string | null;
     readonly resolver: { readonly type: string; readonly id: string } | null;
     readonly resolvedAt: string | null;
+    /** Seconds the resolver spent on the case, from taking the claim to the Resolution; null without a claim. */
+    readonly timeSpentSeconds: number | null;
   } | null;
   /** The audit, when the automatic Outcome was sampled for one; null otherwise. */
   readonly audit: AuditView | null;
@@ -135,6 +137,7 @@ export function recordDetail(record: AssessmentRecord): RecordDetail {
                 ? { type: record.resolverType, id: record.resolverId }
                 : null,
             resolvedAt: iso(record.resolvedAt),
+            timeSpentSeconds: record.reviewSeconds(),
           },
     audit: auditView(record),
     provenance:

@@ -181,6 +181,7 @@ describe('the partial indexes', () => {
       );
       await sqlite.undoLastMigration(); // ReviewTriage1765510000000
       expect(await names()).not.toContain('judgment_assessments_awaiting_deadline_index');
+      await sqlite.undoLastMigration(); // ClaimedAt1765500000000 (a column, no index)
       await sqlite.undoLastMigration(); // OutcomeTypeNamesTheEnum1765300000000 (rows only)
       await sqlite.undoLastMigration(); // ReviewCause1765250000000
       expect(await names()).toContain('judgment_assessments_awaiting_review_judgment_index');

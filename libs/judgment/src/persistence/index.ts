@@ -9,6 +9,7 @@ import { ReviewDeskIndexes1765100000000 } from './migrations/1765100000000-revie
 import { ReviewCause1765250000000 } from './migrations/1765250000000-review-cause';
 import { OutcomeTypeNamesTheEnum1765300000000 } from './migrations/1765300000000-outcome-type-names-the-enum';
 import { PartitionedAssessments1765800000000 } from './migrations/1765800000000-partitioned-assessments';
+import { RoundCost1765520000000 } from './migrations/1765520000000-round-cost';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
 export const judgmentEntities = [AssessmentRecord];
@@ -28,6 +29,7 @@ export const judgmentMigrations = withPartitioned([
   ReviewDeskIndexes1765100000000,
   ReviewCause1765250000000,
   OutcomeTypeNamesTheEnum1765300000000,
+  RoundCost1765520000000,
 ]);
 
 /**

@@ -231,6 +231,7 @@ describe('judgment CLI', () => {
         limits: null,
         window: null,
         used: 0,
+        price: null,
         configured: true,
         problem: null,
       });

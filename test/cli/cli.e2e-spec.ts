@@ -236,6 +236,9 @@ describe('judgment CLI', () => {
         problem: null,
       });
       expect(status.connections[1]).toMatchObject({ connection: 'laya', keyPresent: true, pinned: false });
+      // The records' cost per decision is read from SQLite too (none of this app's connections declares a price).
+      expect(status.costs).toMatchObject({ window: '30d', problem: null });
+      for (const cost of status.costs.judgments) expect(cost).toMatchObject({ currency: null, total: null });
       expect(run.stdout + run.stderr).not.toContain('SECRET');
       expect(simulator.requests).toHaveLength(0);
     });

@@ -10,12 +10,15 @@ import { DataSource } from 'typeorm';
 import {
   type Assessment,
   EngineFailed,
+  Evidence,
   Judge,
+  Judgment,
   JudgmentModule,
+  Likelihood,
   judgmentEntities,
   judgmentMigrations,
 } from 'nestjs-judgment';
-import type { JevSimulator } from 'nestjs-judgment/simulator';
+import { type JevSimulator, startOpenAiSimulator } from 'nestjs-judgment/simulator';
 import { InvalidPrice } from 'nestjs-judgment/testing';
 import { runBin } from '../cli/cli-process';
 import { PG, recreateDatabase } from '../support/postgres';
@@ -27,7 +30,7 @@ import {
   unregisterTelemetry,
 } from '../telemetry/telemetry.fixtures';
 import { FreeNote, NoteOutcome, NotePolicy, PRICE, PricedNote, costOptions } from './cost.fixture';
-import { decisionRequests, rejectionOf, startSimulator } from './support';
+import { decisionRequests, jevConnection, rejectionOf, startApp, startSimulator, typeOrmRoot } from './support';
 
 const DATABASE = 'judgment_judge_cost';
 
@@ -251,6 +254,97 @@ describe('the cost of each round', () => {
     expect(unpriced.stdout).toContain('Cost: unknown — The connection "free" declares no price (engines.free.price).');
     const json = JSON.parse((await cli(['explain', String(first.id), '--json'])).stdout);
     expect(json.cost).toEqual({ amount: Number(first.cost), currency: 'USD', basis: first.cost_basis });
+  });
+});
+
+/** Three Questions: three requests a round on the openai driver. */
+@Judgment({ name: 'post-review' })
+class PostReview implements Judgment {
+  constructor(readonly text: string) {}
+
+  evidence() {
+    return { post: Evidence.untrusted(this.text) };
+  }
+
+  questions() {
+    return {
+      toxic: Likelihood.that('Does the post insult someone?'),
+      spam: Likelihood.that('Is the post unsolicited advertising?'),
+      off: Likelihood.that('Is the post off topic for the forum?'),
+    };
+  }
+}
+
+describe('a round retried after it failed part way (openai driver: one request per Question)', () => {
+  it('each paid request is on exactly one record: the retry pays only for the Questions not yet answered', async () => {
+    const openai = await startOpenAiSimulator({ apiKey: 'sk-proj-cost-SECRET' });
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({ ...PG, database: DATABASE, entities: judgmentEntities, retryAttempts: 0 }),
+        JudgmentModule.forRoot({
+          engine: 'openai',
+          engines: {
+            openai: {
+              driver: 'openai',
+              url: openai.url,
+              key: 'sk-proj-cost-SECRET',
+              model: openai.model,
+              retries: 0,
+              maxConcurrency: 1,
+              price: { perRequest: 0.01, currency: 'EUR' },
+            },
+          },
+          log: false,
+        }),
+        JudgmentModule.forFeature([PostReview]),
+      ],
+    }).compile();
+    const posts = moduleRef.createNestApplication({ logger: false });
+    await posts.init();
+    try {
+      const text = 'Buy cheap watches! [[toxic=0.1]] [[spam=0.9]] [[off=0.7]]';
+      // The first Question is answered, the second's answer (a 2xx, paid) cannot be read: the round fails.
+      openai.fail({ kind: 'answer' }).fail({ kind: 'omit-logprobs' });
+      expect(await rejectionOf(posts.get(Judge).assess(new PostReview(text)))).toBeInstanceOf(EngineFailed);
+      await posts.get(Judge).assess(new PostReview(text));
+      const paid = openai.requests.filter((request) => request.path === '/v1/chat/completions');
+      expect(paid.map((request) => request.status)).toEqual([200, 200, 200, 200]);
+
+      const [failed, answered] = (await rows()).filter((row) => row.judgment === 'post-review');
+      expect(failed).toMatchObject({ cost: '0.020000000000', cost_currency: 'EUR' });
+      expect(failed.cost_basis).toMatchObject({ requests: 2, note: null });
+      // The retry asked spam and off again (2 requests) and reused toxic, whose request the failed record holds.
+      expect(answered).toMatchObject({ cost: '0.020000000000', cost_currency: 'EUR' });
+      expect(answered.cost_basis).toMatchObject({
+        requests: 2,
+        note: `Answers reused from record #${failed.id} are that record's cost.`,
+      });
+      expect(Number(failed.cost) + Number(answered.cost)).toBeCloseTo(paid.length * 0.01, 12);
+    } finally {
+      await posts.close();
+      await openai.stop();
+    }
+  });
+});
+
+describe('on SQLite (migrated by judgmentMigrations in memory)', () => {
+  it('the record holds the same cost, read back as a number', async () => {
+    const harness = await startApp({
+      typeOrm: typeOrmRoot('sqlite', ':memory:'),
+      options: { engine: 'priced', engines: { priced: jevConnection(url, { price: PRICE }) }, log: false },
+      judgments: [PricedNote],
+      events: false,
+    });
+    try {
+      const assessment = await harness.app.get(Judge).assess(new PricedNote('Where is my parcel? [[flagged=0.2]]'));
+      const { input_tokens, output_tokens } = usageOf(assessment);
+      const [record] = await harness.records();
+      expect(record.cost).toBe(byHand(input_tokens, output_tokens, 1));
+      expect(record.costCurrency).toBe('USD');
+      expect(record.costBasis).toMatchObject({ connection: 'priced', requests: 1, inputTokens: input_tokens });
+    } finally {
+      await harness.close();
+    }
   });
 });
 

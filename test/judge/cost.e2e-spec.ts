@@ -30,7 +30,16 @@ import {
   unregisterTelemetry,
 } from '../telemetry/telemetry.fixtures';
 import { FreeNote, NoteOutcome, NotePolicy, PRICE, PricedNote, costOptions } from './cost.fixture';
-import { decisionRequests, jevConnection, rejectionOf, startApp, startSimulator, typeOrmRoot } from './support';
+import {
+  allowWrites,
+  decisionRequests,
+  jevConnection,
+  refuseWrites,
+  rejectionOf,
+  startApp,
+  startSimulator,
+  typeOrmRoot,
+} from './support';
 
 const DATABASE = 'judgment_judge_cost';
 
@@ -322,6 +331,55 @@ describe('a round retried after it failed part way (openai driver: one request p
       expect(Number(failed.cost) + Number(answered.cost)).toBeCloseTo(paid.length * 0.01, 12);
     } finally {
       await posts.close();
+      await openai.stop();
+    }
+  });
+});
+
+describe('answers recorded late (SQLite)', () => {
+  it('bring the cost of the round that paid for them when that round could not be recorded', async () => {
+    const openai = await startOpenAiSimulator({ apiKey: 'sk-proj-cost-SECRET' });
+    const harness = await startApp({
+      typeOrm: typeOrmRoot('sqlite', ':memory:'),
+      options: {
+        engine: 'openai',
+        engines: {
+          openai: {
+            driver: 'openai',
+            url: openai.url,
+            key: 'sk-proj-cost-SECRET',
+            model: openai.model,
+            retries: 0,
+            maxConcurrency: 1,
+            price: { perRequest: 0.01, currency: 'EUR' },
+          },
+        },
+        log: false,
+      },
+      judgments: [PostReview],
+      events: false,
+    });
+    try {
+      const text = 'Buy cheap watches! [[toxic=0.1]] [[spam=0.9]] [[off=0.7]]';
+      const dataSource = harness.app.get(DataSource);
+      // The round fails part way (toxic answered, spam's paid answer unreadable) and its record cannot be written.
+      await refuseWrites(dataSource);
+      openai.fail({ kind: 'answer' }).fail({ kind: 'omit-logprobs' });
+      expect(await rejectionOf(harness.app.get(Judge).assess(new PostReview(text)))).toBeInstanceOf(EngineFailed);
+      await allowWrites(dataSource);
+      await harness.app.get(Judge).assess(new PostReview(text));
+      const paid = openai.requests.filter((request) => request.path === '/v1/chat/completions');
+      expect(paid.map((request) => request.status)).toEqual([200, 200, 200, 200]);
+
+      const records = await harness.records();
+      expect(records).toHaveLength(1);
+      expect(records[0].cost).toBe(0.04);
+      expect(records[0].costBasis).toMatchObject({
+        requests: 4,
+        note: 'Includes the round of earlier answers, recorded here because their own record was not written.',
+      });
+    } finally {
+      await harness.close();
       await openai.stop();
     }
   });

@@ -417,8 +417,10 @@ export class Judge implements Attempter {
       this.attempts.failed(attempt, error, recorded, paid ? declaredAnswers(attempt.questions, answers) : null),
     );
     if (paid) {
-      // A retry of the same Judgment asks only the other Questions: here, or from a queued job's progress.
-      error.answered = { ...paid, record: record?.id ?? null };
+      // A retry of the same Judgment asks only the other Questions: here, or from a queued job's progress. When no
+      // record holds this round, its answers carry what it paid for, for the record that holds them later.
+      const carried = record === null ? carryingCost(paid.provenance, attempt.cost) : paid.provenance;
+      error.answered = { ...paid, provenance: carried, record: record?.id ?? null };
       const key = paidSoFar.key();
       if (key) this.partials.keep(key, plainPaidAnswers(error.answered));
     }
@@ -441,6 +443,23 @@ function checkedCacheFor(name: string, seconds: unknown): number | null {
   throw new InvalidJudgment(
     `${name}.cacheFor() must return a finite number of seconds ≥ 0, or null for no caching; got ${String(seconds)}.`,
   );
+}
+
+/**
+ * `provenance` with `details.usage` set to what a round that no record holds paid for (its cost's counts: the answers
+ * read, the answers refused and an earlier unrecorded round), so the record that holds its answers later holds that
+ * cost too. Unchanged when the payment is not known.
+ */
+function carryingCost(provenance: Provenance, cost: RoundCost | null | undefined): Provenance {
+  const basis = cost?.basis;
+  if (!basis || basis.requests === null) return provenance;
+  const usage = {
+    ...(basis.inputTokens === null ? {} : { input_tokens: basis.inputTokens }),
+    ...(basis.outputTokens === null ? {} : { output_tokens: basis.outputTokens }),
+    requests: basis.requests,
+  };
+  const { engine, model, requestId, details, questionModels } = provenance;
+  return new Provenance(engine, model, requestId, { ...details, usage }, questionModels);
 }
 
 /** The Provenance of what an Engine returned, when it returned something carrying one. */

@@ -3,9 +3,11 @@
 // of an unpriced connection or of a round whose usage is unknown has none and says why, the `judgment.cost` metric
 // adds the same figures, and `judgment status` / `judgment explain` (real processes) show them. Real PostgreSQL
 // migrated by judgmentMigrations, the Jev simulator over real HTTP.
+import { CacheModule, type CacheManagerOptions } from '@nestjs/cache-manager';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { Keyv } from 'keyv';
 import { DataSource } from 'typeorm';
 import {
   type Assessment,
@@ -400,6 +402,47 @@ describe('on SQLite (migrated by judgmentMigrations in memory)', () => {
       expect(record.cost).toBe(byHand(input_tokens, output_tokens, 1));
       expect(record.costCurrency).toBe('USD');
       expect(record.costBasis).toMatchObject({ connection: 'priced', requests: 1, inputTokens: input_tokens });
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+/** PricedNote's question, answered from the cache for a minute. */
+@Judgment({ name: 'cached-note', engine: 'priced' })
+class CachedNote implements Judgment {
+  constructor(readonly note: string) {}
+
+  evidence() {
+    return { note: Evidence.untrusted(this.note) };
+  }
+
+  questions() {
+    return { flagged: Likelihood.that('Does the note ask for something against the rules?') };
+  }
+
+  cacheFor() {
+    return 60;
+  }
+}
+
+describe('a cache hit (SQLite)', () => {
+  it('costs 0: nothing was asked, and the record says so', async () => {
+    const harness = await startApp({
+      typeOrm: typeOrmRoot('sqlite', ':memory:'),
+      options: { engine: 'priced', engines: { priced: jevConnection(url, { price: PRICE }) }, log: false },
+      judgments: [CachedNote],
+      events: false,
+      imports: [CacheModule.register({ stores: [new Keyv()] as unknown as CacheManagerOptions['stores'] })],
+    });
+    try {
+      await harness.app.get(Judge).assess(new CachedNote('Where is my parcel? [[flagged=0.2]]'));
+      await harness.app.get(Judge).assess(new CachedNote('Where is my parcel? [[flagged=0.2]]'));
+      expect(decisionRequests(sim)).toHaveLength(1);
+      const [asked, cached] = await harness.records();
+      expect(asked.cost).toBeGreaterThan(0);
+      expect(cached).toMatchObject({ cachedFromId: asked.id, cost: 0, costCurrency: 'USD' });
+      expect(cached.costBasis).toMatchObject({ requests: 0, note: 'Answered from the cache: nothing was asked.' });
     } finally {
       await harness.close();
     }

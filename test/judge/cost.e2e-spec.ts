@@ -22,6 +22,8 @@ import {
 } from 'nestjs-judgment';
 import { type JevSimulator, startOpenAiSimulator } from 'nestjs-judgment/simulator';
 import { InvalidPrice } from 'nestjs-judgment/testing';
+import { RecordWriter } from '../../libs/judgment/src/persistence/record.writer';
+import { costPerDecision } from '../../libs/judgment/src/records/decision-costs';
 import { runBin } from '../cli/cli-process';
 import { PG, recreateDatabase } from '../support/postgres';
 import {
@@ -443,6 +445,18 @@ describe('a cache hit (SQLite)', () => {
       expect(asked.cost).toBeGreaterThan(0);
       expect(cached).toMatchObject({ cachedFromId: asked.id, cost: 0, costCurrency: 'USD' });
       expect(cached.costBasis).toMatchObject({ requests: 0, note: 'Answered from the cache: nothing was asked.' });
+      // What `judgment status` reads, on SQLite: both records, one paid round, no decision yet.
+      expect(await costPerDecision(harness.app.get(RecordWriter), new Date(0))).toEqual([
+        {
+          judgment: 'cached-note',
+          currency: 'USD',
+          records: 2,
+          decisions: 0,
+          uncosted: 0,
+          total: asked.cost,
+          perDecision: null,
+        },
+      ]);
     } finally {
       await harness.close();
     }

@@ -179,6 +179,7 @@ describe('the partial indexes', () => {
       ).resolves.toMatch(
         /^SEARCH judgment_assessments USING INDEX judgment_assessments_awaiting_judgment_margin_index/,
       );
+      await sqlite.undoLastMigration(); // RoundCost1765520000000 (columns, no index)
       await sqlite.undoLastMigration(); // ReviewTriage1765510000000
       expect(await names()).not.toContain('judgment_assessments_awaiting_deadline_index');
       await sqlite.undoLastMigration(); // ClaimedAt1765500000000 (a column, no index)

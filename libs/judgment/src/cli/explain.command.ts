@@ -45,6 +45,7 @@ function formatExplanation(e: RecordDetail): string {
       : `Engine: ${e.provenance.engine}${e.provenance.model ? `, model ${e.provenance.model}` : ''}` +
         (e.provenance.requestId ? `, request ${e.provenance.requestId}` : ''),
     ...describeModels(e.provenance?.questionModels ?? {}),
+    describeCost(e.cost),
   ];
   if (e.failure) {
     lines.push(`Unassessed: ${e.failure.type}${e.failure.message ? ` — ${e.failure.message}` : ''}`);
@@ -63,6 +64,23 @@ function formatExplanation(e: RecordDetail): string {
   }
   lines.push(...describeReview(e.review));
   return lines.join('\n');
+}
+
+/** The record's cost, and what it was reached from (or why there is none). */
+function describeCost(cost: RecordDetail['cost']): string {
+  if (cost === null) return 'Cost: not recorded (the record was written before costs were kept).';
+  const { amount, currency, basis } = cost;
+  if (amount === null) return `Cost: unknown — ${basis.note ?? 'no figure was recorded.'}`;
+  const price = basis.price;
+  const terms: string[] = [];
+  const plural = (count: number | null, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  if (price?.inputPerMillion) terms.push(`${plural(basis.inputTokens, 'input token')} at ${price.inputPerMillion}/1M`);
+  if (price?.outputPerMillion) {
+    terms.push(`${plural(basis.outputTokens, 'output token')} at ${price.outputPerMillion}/1M`);
+  }
+  if (price?.perRequest) terms.push(`${plural(basis.requests, 'request')} at ${price.perRequest} each`);
+  const from = terms.length > 0 ? ` (${terms.join(' + ')})` : '';
+  return `Cost: ${amount} ${currency}${from}${basis.note ? `; ${basis.note}` : ''}`;
 }
 
 /** The model of each Question, when they were not all answered by one. */

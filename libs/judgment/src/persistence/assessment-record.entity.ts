@@ -1,5 +1,6 @@
 import type { ReviewCause, ReviewReason } from '../assessment/awaiting-review';
 import type { DecisionTrace } from '../decision/decision-trace';
+import type { CostBasis } from '../engines/pricing/round-cost';
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { AWAITING_REVIEW, DEADLINE_PENDING, UNASSESSED } from './record-indexes';
 
@@ -87,6 +88,22 @@ export class AssessmentRecord {
   /** For a cache hit: the id of the record whose answers it reused (not a foreign key; may outlive it). */
   @Column({ name: 'cached_from_id', type: 'integer', nullable: true })
   cachedFromId!: number | null;
+
+  /**
+   * What the rounds this record is the first to hold cost, in `costCurrency`: its own round (0 for a cache hit or for
+   * answers reused from an earlier record, which holds their cost). Null when the connection declares no `price`, or
+   * what was paid is not known (see `costBasis.note`); never made up.
+   */
+  @Column({ type: 'numeric', precision: 24, scale: 12, nullable: true, transformer: { to: same, from: decimal } })
+  cost!: number | null;
+
+  /** The currency of `cost` (the connection's `price.currency`), or null. */
+  @Column({ name: 'cost_currency', type: 'varchar', length: 16, nullable: true })
+  costCurrency!: string | null;
+
+  /** How `cost` was reached (token counts, requests, the price) or why it is null; null on records from before. */
+  @Column({ name: 'cost_basis', type: 'json', nullable: true })
+  costBasis!: CostBasis | null;
 
   /** The registered name of the Decision last applied. */
   @Column({ type: 'varchar', length: 255, nullable: true })
@@ -234,4 +251,13 @@ export class AssessmentRecord {
   isAwaitingAudit(): boolean {
     return this.auditRequestedAt !== null && this.auditedAt === null;
   }
+}
+
+function same(value: unknown): unknown {
+  return value;
+}
+
+/** A numeric column as a number (PostgreSQL returns numeric as a string, to keep its digits). */
+function decimal(value: unknown): number | null {
+  return value === null || value === undefined ? null : Number(value);
 }

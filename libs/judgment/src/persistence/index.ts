@@ -10,6 +10,7 @@ import { ReviewCause1765250000000 } from './migrations/1765250000000-review-caus
 import { OutcomeTypeNamesTheEnum1765300000000 } from './migrations/1765300000000-outcome-type-names-the-enum';
 import { ClaimedAt1765500000000 } from './migrations/1765500000000-claimed-at';
 import { ReviewTriage1765510000000 } from './migrations/1765510000000-review-triage';
+import { RoundCost1765520000000 } from './migrations/1765520000000-round-cost';
 import { PartitionedAssessments1765800000000 } from './migrations/1765800000000-partitioned-assessments';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
@@ -32,6 +33,7 @@ export const judgmentMigrations = withPartitioned([
   OutcomeTypeNamesTheEnum1765300000000,
   ClaimedAt1765500000000,
   ReviewTriage1765510000000,
+  RoundCost1765520000000,
 ]);
 
 /**

@@ -5,6 +5,7 @@ import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { Assessment } from '../assessment/assessment';
 import type { DecisionTrace } from '../decision/decision-trace';
+import type { RoundCost } from '../engines/pricing/round-cost';
 import type { ReviewReason } from '../assessment/awaiting-review';
 import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
@@ -54,6 +55,8 @@ export interface AttemptContext {
   readonly missingEvidencePaths?: readonly UnresolvedEvidencePath[];
   /** The Subject's reference, when read before asking (`checkedSubject`); else it is read when recording. */
   readonly subject?: EntityReference | null;
+  /** What the rounds the record is the first to hold cost (`cost`, `cost_currency`, `cost_basis`); unset: null. */
+  readonly cost?: RoundCost | null;
 }
 
 /** A prepared INSERT of a record: its SQL, the columns it writes (in parameter order) and those it returns. */
@@ -476,6 +479,9 @@ export class RecordWriter {
       untrustedPaths: [...attempt.evidence.untrustedPaths],
       language: attempt.language,
       questionsFingerprint: attempt.questionsFingerprint,
+      ...(attempt.cost
+        ? { cost: attempt.cost.amount, costCurrency: attempt.cost.currency, costBasis: attempt.cost.basis }
+        : {}),
       ...columns,
       ...this.missingPathsColumn(attempt, columns.provenanceDetails ?? null),
     });

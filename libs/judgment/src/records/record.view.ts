@@ -1,5 +1,6 @@
 import type { ReviewCause } from '../assessment/awaiting-review';
 import type { DecisionTrace } from '../decision/decision-trace';
+import type { CostBasis } from '../engines/pricing/round-cost';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { questionModelsOf } from '../persistence/question-models';
 
@@ -84,6 +85,15 @@ export interface RecordDetail extends RecordSummary {
     readonly details: Record<string, unknown>;
   } | null;
   readonly cachedFromId: number | null;
+  /**
+   * What the record's round cost at its connection's price (`amount` null when unknown or unpriced: `basis.note` says
+   * why); null for a record written before costs were kept.
+   */
+  readonly cost: {
+    readonly amount: number | null;
+    readonly currency: string | null;
+    readonly basis: CostBasis;
+  } | null;
   readonly questionsFingerprint: string;
   readonly evidenceFingerprint: string;
 }
@@ -151,6 +161,10 @@ export function recordDetail(record: AssessmentRecord): RecordDetail {
             details: record.provenanceDetails ?? {},
           },
     cachedFromId: record.cachedFromId,
+    cost:
+      record.costBasis === null
+        ? null
+        : { amount: record.cost, currency: record.costCurrency, basis: record.costBasis },
     questionsFingerprint: record.questionsFingerprint,
     evidenceFingerprint: record.evidenceFingerprint,
   };

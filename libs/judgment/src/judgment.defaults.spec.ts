@@ -81,6 +81,8 @@ describe("the README's Configuration tables", () => {
       'resolutionPolicy',
       'limiter.redis',
       'engines.<name>.limits.burst',
+      'engines.<name>.price',
+      'engines.<name>.price.currency',
     ]);
     for (const { option } of options) {
       const root = option.split('.')[0];

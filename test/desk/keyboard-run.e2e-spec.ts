@@ -1,18 +1,19 @@
 // A reviewer's shift on the keyboard alone (issue 30, point 6), in Debian's Chromium through playwright-core against
 // the support desk on PostgreSQL: 50 refunds in Review; the queue is opened once by address, then everything is done
-// with keys — Tab and Enter to open the oldest case, `c` to claim, a number to pick an Outcome (none preselected), Enter to confirm, the undo window waited out, and on to the
-// next unclaimed case — until the queue is empty. PostgreSQL then holds all 50 Resolutions with the Outcomes chosen
-// and the reviewer as resolver. The desk's script runs under the page's own Content-Security-Policy (no bypass).
+// with keys — Tab and Enter to open the oldest case, then for each case `c` to claim, a number to pick an Outcome
+// (none preselected), Enter to confirm, the undo window waited out, and on to the next unclaimed case — until the
+// queue is empty. PostgreSQL then holds all 50 Resolutions with the Outcomes chosen and the reviewer as resolver. The
+// desk's script runs under the page's own Content-Security-Policy (no bypass).
 //
 // The 4-second undo window is the product's (desk-keys.js); the test does not shorten it but drives the page's clock
 // with Playwright's clock emulation (https://playwright.dev/docs/clock): paused, then moved 3.9 s (nothing is sent),
 // then the last 0.1 s (the Resolution is sent). So the 50 cases take seconds, not 50 × 4 s.
 //
-// axe-core runs on the record page in each state the keyboard shows (claimed, confirm asked, undo window, the next
-// case with the last one's confirmation) and on the queue; screenshots of the queue and the record page go to
-// test-output/. The README's screenshot (docs/review-page.png) is the claimed record page from this run, written to
-// docs/ only with UPDATE_README_SCREENSHOT=1 (else to test-output/readme-review-page.png, so CI rewrites no tracked
-// file).
+// axe-core runs on the record page in each state the keyboard shows (help, claimed, confirm asked, undo window, the
+// next case with the last one's confirmation) and on the queue, full and emptied; their screenshots go to
+// test-output/ (keyboard-*.png). The README's screenshot (docs/review-page.png) is the claimed record page from this
+// run, written to docs/ only with UPDATE_README_SCREENSHOT=1 (else to test-output/readme-review-page.png, so CI
+// rewrites no tracked file).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
@@ -151,6 +152,15 @@ it('a reviewer resolves 50 cases with the keyboard only: claim, pick by number, 
       await expect(page.locator('[role=status]').first().innerText()).resolves.toBe(
         `Record #${cases[i - 1]} is resolved as "${before}". This is the next unclaimed case.`,
       );
+    }
+    if (i === 0) {
+      // `?` shows the shortcuts, the Outcomes by number among them; `?` again hides them.
+      await page.keyboard.press('?');
+      await expect(page.locator('#keys-help').innerText()).resolves.toContain('1 approve · 2 reject');
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.screenshot({ path: screenshotPath('keyboard-help.png') });
+      await page.keyboard.press('?');
+      expect(await page.locator('#keys-help').isVisible()).toBe(false);
     }
     if (i === 1) expect(await seriousViolations(page)).toEqual([]); // the next case with the last one's confirmation
 

@@ -293,6 +293,18 @@ it('runs the queue, the shared limit, a Review deadline and the shared cache on 
   const customers = await db
     .getRepository(Customer)
     .save(Array.from({ length: 30 }, (_, n) => Object.assign(new Customer(), { name: `Limited ${n}` })));
+  // The counters live a window (1 s) each: watch the cluster's masters for them while the requests flow.
+  const counterKeys = new Set<string>();
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      for (const { port } of cluster.startupNodes) {
+        const keys = await cluster.cli(port, '--no-raw', 'keys', 'judgment:limits*').catch(() => '');
+        for (const key of keys.split('\n').filter((line) => line.includes('judgment:limits'))) counterKeys.add(key);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
   const started = Date.now();
   await Promise.all(
     customers.map((customer, n) =>
@@ -305,6 +317,8 @@ it('runs the queue, the shared limit, a Review deadline and the shared cache on 
     ),
   );
   await waitForProgress('the decide jobs', () => decide.getCompletedCount(), 30, STALL_MS);
+  watching = false;
+  await watcher;
   const limited = paidRequests();
   const spanMs = limited[limited.length - 1].at - limited[0].at;
   figures.limit = { requests: limited.length, spanMs, elapsedMs: Date.now() - started };
@@ -317,6 +331,7 @@ it('runs the queue, the shared limit, a Review deadline and the shared cache on 
   expect(await recordCounts()).toMatchObject({ decided: 30, answered: 40, twice: 0 });
   // Both apps count on the cluster: the first window (10 slots) holds the first requests of both, never 10 each.
   for (const app of [worker, api]) expect(app.get(EngineManager).limiter('jev')?.store).toBe('redis');
+  expect(counterKeys.size).toBeGreaterThan(0);
   const firstWindow = limited.filter((request) => request.at < limited[0].at + 900).length;
   (figures.limit as Record<string, number>).firstWindow = firstWindow;
   expect(firstWindow).toBeLessThanOrEqual(10);

@@ -53,7 +53,11 @@ function documentedDefaults(): Map<string, unknown> {
       continue;
     }
     for (const [option, inner] of Object.entries(value as object)) {
-      const path = option === 'limitWindowSeconds' ? 'limits.windowSeconds' : option;
+      const nested: Record<string, string> = {
+        limitWindowSeconds: 'limits.windowSeconds',
+        priceCurrency: 'price.currency',
+      };
+      const path = nested[option] ?? option;
       paths.set(groups[key] + path, inner);
     }
   }
@@ -77,12 +81,11 @@ describe("the README's Configuration tables", () => {
     const given = new Set([
       ...documentedDefaults().keys(),
       'engines',
+      'engines.<name>.price',
       'drivers',
       'resolutionPolicy',
       'limiter.redis',
       'engines.<name>.limits.burst',
-      'engines.<name>.price',
-      'engines.<name>.price.currency',
     ]);
     for (const { option } of options) {
       const root = option.split('.')[0];

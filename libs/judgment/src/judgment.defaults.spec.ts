@@ -85,6 +85,7 @@ describe("the README's Configuration tables", () => {
       'drivers',
       'resolutionPolicy',
       'limiter.redis',
+      'engines.<name>.limits.burst',
     ]);
     for (const { option } of options) {
       const root = option.split('.')[0];

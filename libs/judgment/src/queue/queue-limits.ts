@@ -2,7 +2,7 @@ import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } f
 import type { Queue } from 'bullmq';
 import IORedis, { type Cluster } from 'ioredis';
 import { EngineManager } from '../engines/engine.manager';
-import { queueWindowMs } from '../engines/limits/connection-limits';
+import { queueRateLimit } from '../engines/limits/connection-limits';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { AssessQueues } from './assess-queues';
 import { isCluster } from './redis-cluster';
@@ -37,7 +37,8 @@ export class QueueLimitRedis implements OnApplicationShutdown {
 
 /**
  * Applies each connection's request limit to that connection's assess queue as BullMQ's global rate limit (kept in
- * Redis, so every worker on the queue obeys it together), or removes a global rate limit left from an earlier
+ * Redis, so every worker on the queue obeys it together; paced to the account's bucket when `limits.burst` is
+ * declared, see queueRateLimit), or removes a global rate limit left from an earlier
  * configuration.
  */
 @Injectable()
@@ -55,8 +56,9 @@ export class AssessQueueLimit implements OnApplicationBootstrap {
       } catch {
         continue; // A misconfigured connection is the startup check's to report.
       }
-      if (limits?.requestsPerWindow) {
-        await queue.setGlobalRateLimit(limits.requestsPerWindow, queueWindowMs(limits));
+      const rate = limits ? queueRateLimit(limits) : null;
+      if (rate) {
+        await queue.setGlobalRateLimit(rate.max, rate.durationMs);
       } else {
         await queue.removeGlobalRateLimit();
       }

@@ -8,9 +8,11 @@ export {
   type SuggestOptions,
   type ThresholdSuggestion,
   type CandidateFigures,
+  type CapacityCheck,
   SUGGESTION_METHOD,
   SUGGESTION_ASSUMPTION,
 } from './threshold-suggestion';
+export { type RecordedTraffic, TRAFFIC_WINDOW_DAYS } from './recorded-traffic';
 export { LabelledCase } from './labelled-case';
 export { type AuditPlan, type AuditPlanOptions, planAudits, auditsNeededFor } from './audit-plan';
 export { fitTemperature, type TemperatureFit, type TemperatureSample } from './temperature-fit';

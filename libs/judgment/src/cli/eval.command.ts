@@ -9,6 +9,7 @@ import { CalibrationLock } from '../lock/calibration-lock';
 import { CliUsageError } from './cli.errors';
 import { formatSuggestion } from './suggestion.format';
 import { DEFAULT_MIN_BAND } from '../calibration/threshold-suggestion';
+import { TRAFFIC_WINDOW_DAYS } from '../calibration/recorded-traffic';
 import { Calibration } from '../calibration/calibration.service';
 import { EngineManager } from '../engines/engine.manager';
 import { type Decision, decisionMetadata } from '../decision/decision.decorator';
@@ -30,6 +31,7 @@ export interface EvalOptions {
   maxError?: number;
   confidence?: number;
   maxReview?: number;
+  maxReviewsPerDay?: number;
   minBand?: number;
   /** Review bands, each `lower:upper` (two threshold names). */
   band?: string[];
@@ -64,6 +66,11 @@ export function addEvalCommand(program: Command, context: CliContext): void {
     .option('--max-error <share>', 'with --suggest: largest error rate of automatic Outcomes, in (0, 1)', share)
     .option('--confidence <share>', 'with --suggest: probability the error stays within --max-error', share)
     .option('--max-review <share>', 'with --suggest: largest review rate, in (0, 1]', share)
+    .option(
+      '--max-reviews-per-day <cases>',
+      `with --suggest: cases Review can take a day, checked at the recorded traffic (last ${TRAFFIC_WINDOW_DAYS} days)`,
+      reviewsPerDay,
+    )
     .option(
       '--min-band <width>',
       `with --suggest: least width kept between the thresholds of a Review band, in (0, 1) (default ${DEFAULT_MIN_BAND})`,
@@ -101,6 +108,9 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
       },
       onProgress: (done: number, total: number) => progress.update(done, total),
     };
+    if (options.maxReviewsPerDay !== undefined && !options.suggest) {
+      throw new CliUsageError('--max-reviews-per-day goes with --suggest: add --suggest --max-error … --confidence ….');
+    }
     if (options.suggest) {
       if (options.maxError === undefined || options.confidence === undefined) {
         throw new CliUsageError('--suggest needs --max-error <share> and --confidence <share>, e.g. 0.05 and 0.95.');
@@ -110,6 +120,7 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
           maxError: options.maxError,
           confidence: options.confidence,
           ...(options.maxReview === undefined ? {} : { maxReviewRate: options.maxReview }),
+          ...(options.maxReviewsPerDay === undefined ? {} : { maxReviewsPerDay: options.maxReviewsPerDay }),
           ...(options.minBand === undefined ? {} : { minBand: options.minBand }),
           ...(options.band === undefined ? {} : { reviewBands: options.band.map(bandOption) }),
         },
@@ -177,6 +188,17 @@ function share(value: string): number {
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number)) {
     throw new InvalidArgumentError(`expected a number such as 0.05; got ${JSON.stringify(value)}.`);
+  }
+  return number;
+}
+
+/** `--max-reviews-per-day`: a number of cases above 0. */
+function reviewsPerDay(value: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || !(number > 0)) {
+    throw new InvalidArgumentError(
+      `expected the cases Review can take a day, a number above 0 such as 40; got ${JSON.stringify(value)}.`,
+    );
   }
   return number;
 }

@@ -33,6 +33,7 @@ import { LabelledCase } from './labelled-case';
 import { describeValue } from './describe-value';
 import { fitTemperatures } from './temperature-fit';
 import { recordedTraffic } from './recorded-traffic';
+import { type ResolutionTemperatures, resolutionTemperatures } from './resolution-temperatures';
 import { answerSignals } from '../lock/signal-figures';
 
 /** Cases in flight when neither `.concurrency()` nor the module option `calibration.concurrency` says otherwise. */
@@ -287,6 +288,16 @@ export class CalibrationBuilder<J extends Judgment> {
       );
     });
     return new CalibrationSuggestion(measured.report, suggestions);
+  }
+
+  /**
+   * Refits the temperature of each identity (connection, model, Questions, Decision and version) from the Judgment's
+   * resolved Reviews and audits — the person's Outcome against the option masses a logprob driver (openai) recorded,
+   * read back through the Decision (RESOLUTION_TRUTH_RULE) — with the same fit as `fitTemperature()`. No Engine call;
+   * resolutions of one identity are never mixed with another's.
+   */
+  fitTemperatureFromResolutions(): Promise<ResolutionTemperatures> {
+    return resolutionTemperatures(this.plan.judgment, this.services.registry, this.services.dataSource());
   }
 
   /** Asks every case once and tallies every Decision: the report, and each answer for a suggestion. */

@@ -17,7 +17,7 @@ import { type Judgment, judgmentName } from '../definition/judgment.decorator';
 import { JudgmentRegistry } from '../registry/judgment.registry';
 import type { CliContext } from './cli.context';
 import { fail, print, printJson } from './cli.output';
-import { formatReport } from './report.format';
+import { formatReport, formatResolutionTemperatures, temperatureCaution } from './report.format';
 
 /** Options of `judgment eval`. */
 export interface EvalOptions {
@@ -26,6 +26,7 @@ export interface EvalOptions {
   engine?: string[];
   concurrency?: number;
   fitTemperature?: boolean;
+  fromResolutions?: boolean;
   json?: boolean;
   suggest?: boolean;
   maxError?: number;
@@ -61,6 +62,10 @@ export function addEvalCommand(program: Command, context: CliContext): void {
       /^\d+$/.test(value) ? Number(value) : NaN,
     )
     .option('--fit-temperature', 'also fit a temperature per connection to the Likelihood truths (openai driver)')
+    .option(
+      '--from-resolutions',
+      'with --fit-temperature: refit from the resolved Reviews and audits in the records, per identity (no Engine call)',
+    )
     .option('--json', 'print only the report as JSON')
     .option('--suggest', 'suggest thresholds with a finite-sample guarantee (no further Engine call)')
     .option('--max-error <share>', 'with --suggest: largest error rate of automatic Outcomes, in (0, 1)', share)
@@ -90,6 +95,10 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
   const json = options.json === true;
   const progress = new Progress(!json && process.stdout.isTTY === true);
   try {
+    if (options.fromResolutions) {
+      await refitFromResolutions(context, name, options);
+      return;
+    }
     const html = prepareHtml(options.html);
     await context.start();
     const registry = context.get(JudgmentRegistry);
@@ -144,6 +153,34 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
     progress.stop();
     fail(error, json);
   }
+}
+
+/**
+ * `--fit-temperature --from-resolutions`: the temperature per identity refitted from the resolved Reviews and audits
+ * (no Engine call), each with the small-sample caution of `--fit-temperature`.
+ */
+async function refitFromResolutions(context: CliContext, name: string, options: EvalOptions): Promise<void> {
+  if (!options.fitTemperature) {
+    throw new CliUsageError('--from-resolutions goes with --fit-temperature: add --fit-temperature.');
+  }
+  const other = (['dataset', 'suggest', 'lock', 'html', 'engine', 'decision'] as const).filter(
+    (option) => options[option] !== undefined && options[option] !== false,
+  );
+  if (other.length > 0) {
+    throw new CliUsageError(
+      `--from-resolutions reads the records and asks no Engine, so it takes no ${other.map((o) => `--${o}`).join(', ')}.`,
+    );
+  }
+  await context.start();
+  const found = await context.get(Calibration).for(findJudgment(context, name)).fitTemperatureFromResolutions();
+  if (options.json === true) {
+    printJson({
+      ...found,
+      fits: found.fits.map((fit) => ({ ...fit, caution: temperatureCaution(fit) })),
+    });
+    return;
+  }
+  print(formatResolutionTemperatures(name, found));
 }
 
 /**

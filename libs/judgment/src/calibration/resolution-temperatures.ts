@@ -8,7 +8,7 @@ import { InvalidCalibration } from '../errors';
 import { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { DEADLINE_RESOLVER } from '../persistence/record.writer';
 import { Likelihood } from '../questions/likelihood';
-import { readQuestions } from '../questions/question';
+import { type QuestionMap, readQuestions } from '../questions/question';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import type { JudgmentRegistry } from '../registry/judgment.registry';
 import { recordSubject } from './case-sources';
@@ -47,6 +47,38 @@ export interface ResolutionTemperatures {
   /** Resolved records left out, by reason (e.g. no recorded masses: the connection's driver records none). */
   readonly skipped: Readonly<Record<string, number>>;
   readonly rule: string;
+}
+
+/**
+ * The truth of one Likelihood that a person's Outcome `label` gives (RESOLUTION_TRUTH_RULE): the Decision applied to
+ * the recorded answers with that Likelihood at 1 and at 0; true or false when exactly one gives `label`, else null
+ * (both, neither, or the Decision throws).
+ */
+export function readBackTruth<J extends Judgment>(
+  decision: Decision,
+  judgment: J,
+  questions: QuestionMap,
+  answers: EncodedAnswers,
+  question: string,
+  label: string,
+): boolean | null {
+  const outcomeWith = (value: number): string | null => {
+    try {
+      const assessment = Assessment.fromAnswers(
+        judgment,
+        questions,
+        { ...answers, [question]: value },
+        new Provenance('', ''),
+        COMPUTE_ONLY,
+      );
+      return String(applyDecision(assessment, decision, false));
+    } catch {
+      return null;
+    }
+  };
+  const yes = outcomeWith(1) === label;
+  const no = outcomeWith(0) === label;
+  return yes === no ? null : yes;
 }
 
 /**
@@ -150,26 +182,16 @@ export async function resolutionTemperatures<J extends Judgment>(
     groups.set(key, group);
     if (audit) group.audits += 1;
     else group.resolutions += 1;
-    const outcomeWith = (question: string, value: number): string | null => {
-      try {
-        const answers = { ...(record.answers as EncodedAnswers), [question]: value };
-        const assessment = Assessment.fromAnswers(target, questions, answers, new Provenance('', ''), COMPUTE_ONLY);
-        return String(applyDecision(assessment, decision, false));
-      } catch {
-        return null;
-      }
-    };
     for (const [question, declared] of Object.entries(questions)) {
       const pair = masses[question];
       if (!(declared instanceof Likelihood) || !Array.isArray(pair) || pair.length !== 2) continue;
       if (!pair.every((mass) => typeof mass === 'number')) continue;
-      const yes = outcomeWith(question, 1) === label;
-      const no = outcomeWith(question, 0) === label;
-      if (yes === no) {
+      const truth = readBackTruth(decision, target, questions, record.answers as EncodedAnswers, question, label);
+      if (truth === null) {
         group.undetermined += 1;
         continue;
       }
-      group.samples.push({ yes: pair[0] as number, no: pair[1] as number, truth: yes });
+      group.samples.push({ yes: pair[0] as number, no: pair[1] as number, truth });
     }
   }
   const fits = [...groups.values()].flatMap(({ identity, samples, resolutions, audits, undetermined }) => {

@@ -150,4 +150,26 @@ describe('judgment eval --suggest --max-reviews-per-day', () => {
     expect(run.stderr).toContain('--max-reviews-per-day');
     expect(run.stderr).toContain('a number above 0 such as 40');
   });
+
+  it('refuses --max-reviews-per-day without --suggest as a usage error', async () => {
+    const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [
+          '-r',
+          './scripts/register.js',
+          'apps/support-desk/src/cli.ts',
+          'eval',
+          'refund-abuse',
+          `--dataset=${DATASET}`,
+          '--max-reviews-per-day',
+          '40',
+        ],
+        { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl(DATABASE) } },
+        (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stderr }),
+      );
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--max-reviews-per-day goes with --suggest');
+  });
 });

@@ -9,7 +9,7 @@ export { judgmentOptionsFromEnv, judgmentQueueAttemptsFromEnv } from './judgment
 export { Judge } from './judge/judge.service';
 export type { AssessResult, JudgmentTypeConfig } from './judge/judge.types';
 
-export { Judgment, judgmentName } from './definition/judgment.decorator';
+export { Judgment, type JudgmentOptions, type ReviewSummary, judgmentName } from './definition/judgment.decorator';
 export { Decision } from './decision/decision.decorator';
 export { decisionThresholds, withThresholds, type Thresholds } from './decision/thresholds';
 export type { Outcome } from './definition/outcome';
@@ -50,7 +50,14 @@ export {
 export { AssessmentRecord } from './persistence/assessment-record.entity';
 export { judgmentEntities, judgmentMigrations } from './persistence';
 export { AssessmentRecords } from './records/assessment-records.service';
-export { DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT, type RecordFilter } from './records/record-queries.service';
+export {
+  DEFAULT_RECORD_LIMIT,
+  MAX_RECORD_LIMIT,
+  REVIEW_SORTS,
+  type RecordFilter,
+  type ReviewListFilter,
+  type ReviewSort,
+} from './records/record-queries.service';
 export type { Reviewer } from './persistence/reviewer';
 export type { ResolutionPolicy } from './review/resolution-policy';
 export type { ClaimOptions } from './review/review-claims.service';

@@ -44,6 +44,7 @@ describe('@Judgment()', () => {
       cacheFor: 3600,
       engine: 'jev',
       maxEvidenceBytes: null,
+      reviewSummary: null,
     });
   });
 
@@ -56,6 +57,7 @@ describe('@Judgment()', () => {
       cacheFor: null,
       engine: null,
       maxEvidenceBytes: null,
+      reviewSummary: null,
     });
   });
 
@@ -67,6 +69,7 @@ describe('@Judgment()', () => {
       cacheFor: null,
       engine: null,
       maxEvidenceBytes: null,
+      reviewSummary: null,
     });
   });
 
@@ -81,6 +84,7 @@ describe('@Judgment()', () => {
     ['a decision that is not a class or a thunk', { decision: 'RefundDecision' }, /decision/],
     ['a maxEvidenceBytes of 0', { maxEvidenceBytes: 0 }, /maxEvidenceBytes.*0/],
     ['a fractional maxEvidenceBytes', { maxEvidenceBytes: 1.5 }, /maxEvidenceBytes/],
+    ['a reviewSummary that is not a function', { reviewSummary: 'title' }, /reviewSummary.*function/],
   ])('invalid options are refused: %s', (_, options, message) => {
     expect(() => Judgment(options as never)).toThrow(message);
   });

@@ -26,8 +26,17 @@ export type JudgmentClass<J extends Judgment = Judgment> = Type<J> | (abstract n
 /** A class reference, or a thunk returning it (for classes that refer to each other). */
 export type ClassRef<T> = Type<T> | (() => Type<T>);
 
-/** Static options of a Judgment class. */
-export interface JudgmentOptions {
+/**
+ * How the review desk's queue summarises a record's Subject in one line: the Subject entity, loaded by the key the
+ * record stored, in; a short string out (cut to REVIEW_SUMMARY_MAX characters). Throwing shows the record id instead.
+ */
+export type ReviewSummary<S = any> = (subject: S) => string;
+
+/** The longest review summary the queue shows; a longer one is cut with an ellipsis. */
+export const REVIEW_SUMMARY_MAX = 120;
+
+/** Static options of a Judgment class (`S`: its Subject entity, typed for `reviewSummary`). */
+export interface JudgmentOptions<S = any> {
   /** Stable name stored in records, queue payloads and CLI arguments. Default: the class name. */
   name?: string;
   /** The default Decision applied by `assessment.outcome()`. */
@@ -38,6 +47,11 @@ export interface JudgmentOptions {
   engine?: string;
   /** This Judgment's Evidence size limit per round, in bytes of JSON, instead of the module's `maxEvidenceBytes`. */
   maxEvidenceBytes?: number;
+  /**
+   * The one-line summary of a Subject in the review desk's queue, e.g. `(listing: Listing) => listing.title`.
+   * Default: the Subject's entity name and key and its first short text field.
+   */
+  reviewSummary?: ReviewSummary<S>;
 }
 
 /** Resolved static metadata of a Judgment class. */
@@ -47,12 +61,13 @@ export interface JudgmentMetadata {
   readonly cacheFor: number | null;
   readonly engine: string | null;
   readonly maxEvidenceBytes: number | null;
+  readonly reviewSummary: ReviewSummary | null;
 }
 
 const judgments = new WeakMap<Function, JudgmentOptions>();
 
 /** Declares a Judgment class with its stable name and static options. */
-export function Judgment(options: JudgmentOptions = {}): ClassDecorator {
+export function Judgment<S = any>(options: JudgmentOptions<S> = {}): ClassDecorator {
   if (options.name !== undefined && (typeof options.name !== 'string' || options.name.trim() === '')) {
     throw new InvalidJudgment('@Judgment({ name }) must be a non-blank string.');
   }
@@ -70,6 +85,11 @@ export function Judgment(options: JudgmentOptions = {}): ClassDecorator {
   ) {
     throw new InvalidJudgment(
       `@Judgment({ maxEvidenceBytes }) must be a whole number of bytes above 0; got ${String(options.maxEvidenceBytes)}.`,
+    );
+  }
+  if (options.reviewSummary !== undefined && typeof options.reviewSummary !== 'function') {
+    throw new InvalidJudgment(
+      '@Judgment({ reviewSummary }) must be a function from the Subject to a line of text: (subject) => subject.title.',
     );
   }
   if (options.decision !== undefined && typeof options.decision !== 'function') {
@@ -96,6 +116,7 @@ export function judgmentMetadata(cls: Function): JudgmentMetadata {
     cacheFor: options.cacheFor ?? null,
     engine: options.engine ?? null,
     maxEvidenceBytes: options.maxEvidenceBytes ?? null,
+    reviewSummary: options.reviewSummary ?? null,
   };
 }
 

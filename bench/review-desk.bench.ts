@@ -5,10 +5,15 @@
 // each filter, page 51 by OFFSET beside it as the baseline (ratio printed), p50/p99, and EXPLAIN (ANALYZE, BUFFERS)
 // of the exact SQL TypeORM sent. A Judgment common in the table but rare in Review is timed beside the list's former
 // `judgment = name` query (which PostgreSQL answered by walking every awaiting record).
+// The queue's triage (issue 30) adds its orders (nearest deadline, least confidence: page 1 and page 51 by `after`,
+// alone and after the Judgment, reason and claim filters; OFFSET pages only the age order), the reason and
+// claimed-by-others filters, and the counts per Judgment. Awaiting records carry a cause (1 in 10 `drift`, 100
+// `collapse`) and a decision_margin (0 to 0.3; 1 in 20 none). A keyed order's page reads the cursor record's key in
+// the same statement.
 //   node -r ./scripts/register.js bench/review-desk.bench.ts [runs]
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { AssessmentRecords, type RecordFilter, judgmentMigrations } from 'nestjs-judgment';
+import { AssessmentRecords, type ReviewListFilter, judgmentMigrations } from 'nestjs-judgment';
 import { DataSource, IsNull, Not, Raw, type Logger as TypeOrmLogger } from 'typeorm';
 import { RecordWriter } from '../libs/judgment/src/persistence/record.writer';
 import { SWEEP_BATCH } from '../libs/judgment/src/review/review-deadlines.service';
@@ -26,6 +31,7 @@ const RARE_JUDGMENT = 'chargeback';
 const BULK_JUDGMENT = 'bulk-triage';
 const DUE = 200;
 const TARGET_MS = 5;
+const OTHER = { type: 'staff', id: 'r7' };
 
 /** Keeps the last statement TypeORM sent, so it can be EXPLAINed exactly as the library sent it. */
 class LastStatement implements TypeOrmLogger {
@@ -54,7 +60,8 @@ async function seed(db: DataSource): Promise<void> {
   await db.query(`
     INSERT INTO judgment_assessments (judgment, subject_type, subject_id, evidence_fingerprint, untrusted_paths,
       questions_fingerprint, answers, decision, outcome_type, outcome, review_requested_at, resolved_at, resolution,
-      resolver_type, resolver_id, claim_holder_type, claim_holder_id, claim_expires_at, review_deadline_at, created_at)
+      resolver_type, resolver_id, claim_holder_type, claim_holder_id, claim_expires_at, review_deadline_at, created_at,
+      review_cause, decision_margin)
     SELECT
       CASE WHEN i % 4 = 0 THEN '${JUDGMENT}' WHEN i % 20 = 1 THEN '${RARE_JUDGMENT}'
            WHEN (i % 2 = 1 AND NOT awaiting) OR i % 19800 = 33 THEN '${BULK_JUDGMENT}' ELSE 'refund-abuse' END,
@@ -72,7 +79,10 @@ async function seed(db: DataSource): Promise<void> {
            WHEN c > 0 THEN now() + interval '1 hour' END,
       CASE WHEN awaiting AND i <= 33 * ${DUE} THEN now() - interval '1 minute'
            WHEN awaiting OR reviewed THEN now() + interval '1 hour' + (i % 2880) * interval '1 minute' END,
-      now() - (1000000 - i) * interval '1 second'
+      now() - (1000000 - i) * interval '1 second',
+      CASE WHEN awaiting AND i % (33 * 300) = 0 THEN 'collapse' WHEN awaiting AND i % 330 = 0 THEN 'drift'
+           WHEN awaiting OR reviewed THEN 'band' END,
+      CASE WHEN (i / 33) % 20 = 7 THEN NULL ELSE ((i::bigint * 7919) % 1000) * 0.0003 END
     FROM (
       SELECT i, awaiting, (NOT awaiting AND i % 5 = 0) AS reviewed,
              CASE WHEN awaiting AND (i / 33) % 3 = 0 THEN i / 99 ELSE 0 END AS c
@@ -109,24 +119,64 @@ async function main(): Promise<void> {
   const app = await startRecordsApp(DATABASE, statement);
   const records = app.get(AssessmentRecords);
   const rows = app.get(RecordWriter);
-  const filters: Record<string, RecordFilter> = {
+  const filters: Record<string, ReviewListFilter> = {
     unfiltered: {},
     unclaimed: { unclaimed: true },
     'claimed by me': { claimedBy: ME },
     [`${JUDGMENT} + unclaimed`]: { judgment: JUDGMENT, unclaimed: true },
     [`${RARE_JUDGMENT} + unclaimed`]: { judgment: RARE_JUDGMENT, unclaimed: true },
+    // The queue's triage (issue 30): its sorts, alone and after each filter, and its new filters.
+    'by deadline': { sort: 'deadline' },
+    'by least confidence': { sort: 'confidence' },
+    'by deadline, unclaimed': { sort: 'deadline', unclaimed: true },
+    'claimed by others': { claimedByOthers: OTHER },
+    'by deadline, claimed by others': { sort: 'deadline', claimedByOthers: OTHER },
+    'by least confidence, claimed by others': { sort: 'confidence', claimedByOthers: OTHER },
+    [`by deadline, ${JUDGMENT}`]: { sort: 'deadline', judgment: JUDGMENT },
+    [`by least confidence, ${RARE_JUDGMENT} + unclaimed`]: {
+      sort: 'confidence',
+      judgment: RARE_JUDGMENT,
+      unclaimed: true,
+    },
+    'reason drift': { reason: 'drift' },
+    'by deadline, reason drift': { sort: 'deadline', reason: 'drift' },
+    'by least confidence, reason drift + unclaimed': { sort: 'confidence', reason: 'drift', unclaimed: true },
+  };
+  /** Filters with too few records for page 51: page 1 only. */
+  const shallow: Record<string, ReviewListFilter> = {
+    'reason collapse (100 records)': { reason: 'collapse' },
+    'by deadline, reason collapse': { sort: 'deadline', reason: 'collapse' },
+    [`by least confidence, ${JUDGMENT} + reason collapse`]: {
+      sort: 'confidence',
+      judgment: JUDGMENT,
+      reason: 'collapse',
+    },
   };
   const cases: Case[] = [];
   for (const [name, filter] of Object.entries(filters)) {
     const first = await records.awaitingReview({ ...filter, limit: DEEP });
     const after = first[DEEP - 1].id; // page 51 begins after the 1000th record
-    const page = (extra: RecordFilter) => () => records.awaitingReview({ ...filter, ...extra, limit: PAGE });
+    const page = (extra: ReviewListFilter) => () => records.awaitingReview({ ...filter, ...extra, limit: PAGE });
     cases.push(
       { name: `${name}: page 1`, run: page({}), expected: PAGE },
       { name: `${name}: page 51, after cursor`, run: page({ after }), expected: PAGE },
-      { name: `${name}: page 51, OFFSET (baseline)`, run: page({ offset: DEEP }), expected: PAGE },
     );
+    // OFFSET pages only the age order.
+    if (filter.sort === undefined) {
+      cases.push({ name: `${name}: page 51, OFFSET (baseline)`, run: page({ offset: DEEP }), expected: PAGE });
+    }
   }
+  for (const [name, filter] of Object.entries(shallow)) {
+    const expected = Math.min(PAGE, (await records.awaitingReview({ ...filter, limit: 1000 })).length);
+    cases.push({ name: `${name}: page 1`, run: () => records.awaitingReview({ ...filter, limit: PAGE }), expected });
+  }
+  // The queue's counts per Judgment (the page's heading): a count of the awaiting records by Judgment.
+  const judgments = Object.keys(await records.backlog()).length;
+  cases.push({
+    name: 'counts per Judgment: backlog()',
+    run: async () => Object.keys(await records.backlog()),
+    expected: judgments,
+  });
   cases.push(
     {
       name: `${BULK_JUDGMENT} + unclaimed: page 1`,

@@ -231,10 +231,14 @@ describe('judgment CLI', () => {
         limits: null,
         window: null,
         used: 0,
+        price: null,
         configured: true,
         problem: null,
       });
       expect(status.connections[1]).toMatchObject({ connection: 'laya', keyPresent: true, pinned: false });
+      // The records' cost per decision is read from SQLite too (none of this app's connections declares a price).
+      expect(status.costs).toMatchObject({ window: '30d', problem: null });
+      for (const cost of status.costs.judgments) expect(cost).toMatchObject({ currency: null, total: null });
       expect(run.stdout + run.stderr).not.toContain('SECRET');
       expect(simulator.requests).toHaveLength(0);
     });

@@ -128,27 +128,24 @@ it('a reviewer opens the queue, pages it, claims, renews, resolves and sees the 
   await page.click(`a[href$="/records/${plainId}"]`);
   expect(await page.locator('button:text-is("Renew claim")').count()).toBe(0); // nothing to renew yet
   await page.click('button:text-is("Claim")');
-  const until = page.locator('dd', { hasText: 'agent #alice until' }).locator('time');
+  const until = page.locator('.controls time');
   const claimedUntil = await until.getAttribute('datetime');
   await page.waitForTimeout(20);
   await page.click('button:text-is("Renew claim")');
   expect(Date.parse((await until.getAttribute('datetime'))!)).toBeGreaterThan(Date.parse(claimedUntil!));
 
+  // Someone else's claim is read-only: the holder and expiry, no button that would fail.
   await bob.page.goto(`${base}/judgment/desk/records/${plainId}`);
-  await bob.page.click('button:has-text("Claim")');
-  const refused = await bob.page.locator('[role=alert]').innerText();
-  expect(refused).toContain('409 conflict');
-  expect(refused).toContain(`Record #${plainId} is claimed by agent #alice until`);
+  await expect(bob.page.locator('.controls').innerText()).resolves.toContain('Claimed by agent #alice until');
+  expect(await bob.page.locator('main button').count()).toBe(0);
   expect(await bob.page.content()).not.toMatch(/at \w+ \(|\.ts:\d+/); // no stack trace
-  await bob.page.goto(`${base}/judgment/desk/records/${plainId}`);
-  await bob.page.click('button:text-is("Renew claim")'); // only the holder renews
-  await expect(bob.page.locator('[role=alert]').innerText()).resolves.toContain(
-    `Record #${plainId} is claimed by agent #alice until`,
-  );
 
   await page.selectOption('#resolution', 'approve');
   await page.click('button:has-text("Resolve")');
-  await page.waitForURL(`${base}/judgment/desk`);
+  await expect(page.locator('[role=status]').innerText()).resolves.toContain(
+    `Record #${plainId} is resolved as "approve"`,
+  );
+  await page.goto(`${base}/judgment/desk`);
   expect(await page.locator(`a[href$="/records/${plainId}"]`).count()).toBe(0);
   expect(await page.locator(`a[href$="/records/${hostileId}"]`).count()).toBe(1);
   expect(watch).toEqual({ dialogs: [], foreign: [] });
@@ -167,13 +164,12 @@ it('hostile Evidence is shown inert and marked as user-written: no dialog, no re
   expect(text).toContain('"><img src=x onerror=alert(1)>');
   expect(text).toContain('<a href="javascript:alert(1)">click me</a>');
   expect(await page.locator('main script, main img, main a[href^="javascript:"]').count()).toBe(0);
-  // The answers as bars, with the Decision's thresholds where declared.
-  const abusive = page.locator('.bar[aria-label^="abusive: probability 0.50"]');
+  // The answers as bars, with the Decision's thresholds on the answer they were compared with.
+  const abusive = page.locator('.bar[aria-label^="abusive: probability of yes: probability 0.5"]');
   expect(await abusive.locator('.mark').evaluateAll((marks) => marks.map((m) => m.getAttribute('title')))).toEqual([
     'reject',
     'escalate',
   ]);
-  await expect(page.locator('main').innerText()).resolves.toContain('reject 0.65, escalate 0.30');
   expect(await seriousViolations(page)).toEqual([]);
   await page.screenshot({ path: screenshotPath('review-record.png'), fullPage: true });
   await page.waitForTimeout(300);

@@ -13,6 +13,7 @@ import { NestFactory, RouterModule } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
+  AssessmentRecord,
   AssessmentRecords,
   Judge,
   JudgmentModule,
@@ -23,6 +24,7 @@ import {
 } from 'nestjs-judgment';
 import { JudgmentHttpModule, type JudgmentHttpOptions } from 'nestjs-judgment/http';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { NoteCheck } from '../support/note-check';
 
 /** Sets `request.user` the way an authentication middleware would. */
@@ -166,4 +168,35 @@ it("under a global prefix and a RouterModule path, the envelope covers the adapt
     .send('{"resolution":');
   expect(elsewhere.status).toBe(400);
   expect(elsewhere.body).toMatchObject({ statusCode: 400 });
+});
+
+it('on SQLite the Review list sorts by deadline and by least confidence, pages each by after, and filters claimed by others', async () => {
+  const { started, server } = await app({ canView: () => true }, true, RecordingPolicy);
+  await recordInReview(started);
+  await recordInReview(started);
+  const [first, second, third] = (await started.get(AssessmentRecords).awaitingReview()).map((record) => record.id);
+  const db = started.get(DataSource);
+  const at = (minutes: number) => new Date(Date.now() + minutes * 60_000);
+  // Deadlines: the third first, then the first; the second has none (last). Margins: second, third, first (none).
+  await db.getRepository(AssessmentRecord).update(first, { reviewDeadlineAt: at(90), decisionMargin: null });
+  await db.getRepository(AssessmentRecord).update(second, { reviewDeadlineAt: null, decisionMargin: 0.01 });
+  await db.getRepository(AssessmentRecord).update(third, { reviewDeadlineAt: at(10), decisionMargin: 0.2 });
+  await started.get(AssessmentRecords).claim(second, { type: 'user', id: 8 });
+
+  const pages = async (query: string) => {
+    const ids: number[] = [];
+    let after: number | null = null;
+    do {
+      const response: request.Response = await request(server)
+        .get(`/judgment/reviews?${query}&limit=1${after === null ? '' : `&after=${after}`}`)
+        .expect(200);
+      ids.push(...response.body.data.map((item: { id: number }) => item.id));
+      after = response.body.page.nextAfter;
+    } while (after !== null);
+    return ids;
+  };
+  await expect(pages('sort=deadline')).resolves.toEqual([third, first, second]);
+  await expect(pages('sort=confidence')).resolves.toEqual([second, third, first]);
+  const others = await request(server).get('/judgment/reviews?claim=others&sort=deadline').expect(200);
+  expect(others.body.data.map((item: { id: number }) => item.id)).toEqual([second]);
 });

@@ -14,6 +14,7 @@ const TIME_COLUMNS = [
   'audit_requested_at',
   'audited_at',
   'claim_expires_at',
+  'claimed_at',
   'created_at',
   'resolved_at',
   'review_deadline_at',

@@ -16,6 +16,7 @@ export const judgmentOptions: JudgmentModuleOptions = {
       retries: 3, // of 429 and 529 answers only
       budget: 2_000_000, // input tokens this process may spend; then EngineBudgetExhausted, no request sent
       limits: { requestsPerMinute: 1200 }, // the account's limit, shared by every process (see Running at scale)
+      price: { inputPerMillion: 0.5, outputPerMillion: 2, currency: 'USD' }, // your contract's: records carry the cost
     },
     laya: { driver: 'jev', url: 'http://localhost:8000', requireKey: false, model: 'english', maxLabels: 20 },
     mock: { driver: 'mock', model: 'mock-1.0.0' },

@@ -1,15 +1,11 @@
 // Record lists at scale (issue 20): a default and a maximum limit on every list, keyset pagination with `after`, and
 // the partial indexes of the awaiting-Review and Unassessed lists, made by the migrations on PostgreSQL and SQLite.
-import {
-  DEFAULT_RECORD_LIMIT,
-  InvalidRecordQuery,
-  MAX_RECORD_LIMIT,
-  judgmentEntities,
-  judgmentMigrations,
-} from 'nestjs-judgment';
+import { InvalidRecordQuery, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
+import { DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT } from 'nestjs-judgment/http';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
 import { DataSource } from 'typeorm';
 import { type ReviewApp, prepareDatabase, startApp, startSimulator } from './review.fixtures';
+import { TRIAGE_INDEXES } from '../../libs/judgment/src/persistence/migrations/1765510000000-review-triage';
 
 const DATABASE = 'judgment_cost_record_lists';
 let simulator: JevSimulator;
@@ -106,6 +102,7 @@ describe('the partial indexes', () => {
     'judgment_assessments_awaiting_review_judgment_index',
     'judgment_assessments_unassessed_index',
     'judgment_assessments_unassessed_judgment_index',
+    ...TRIAGE_INDEXES.map((index) => index.name),
   ];
 
   it('on PostgreSQL the migrations leave the schema exactly as the entity declares it (nothing to synchronize)', async () => {
@@ -165,6 +162,22 @@ describe('the partial indexes', () => {
         reads(`SELECT id FROM judgment_assessments WHERE review_deadline_at <= '2030-01-01' AND resolved_at IS NULL
           ORDER BY review_deadline_at LIMIT 500`),
       ).resolves.toContain('judgment_assessments_review_deadline_index');
+      // The queue's triage orders read their indexes: nearest deadline first, least confident first of a Judgment.
+      await expect(
+        reads(`SELECT * FROM judgment_assessments WHERE review_requested_at IS NOT NULL AND resolved_at IS NULL
+          AND review_deadline_at IS NOT NULL ORDER BY review_deadline_at, id LIMIT 20`),
+      ).resolves.toMatch(/^SEARCH judgment_assessments USING INDEX judgment_assessments_\w*deadline_index[^,]*$/);
+      await expect(
+        reads(`SELECT * FROM judgment_assessments WHERE review_requested_at IS NOT NULL AND resolved_at IS NULL
+          AND judgment BETWEEN 'a' AND 'a' AND decision_margin IS NOT NULL
+          ORDER BY judgment, decision_margin, id LIMIT 20`),
+      ).resolves.toMatch(
+        /^SEARCH judgment_assessments USING INDEX judgment_assessments_awaiting_judgment_margin_index/,
+      );
+      await sqlite.undoLastMigration(); // RoundCost1765520000000 (columns, no index)
+      await sqlite.undoLastMigration(); // ReviewTriage1765510000000
+      expect(await names()).not.toContain('judgment_assessments_awaiting_deadline_index');
+      await sqlite.undoLastMigration(); // ClaimedAt1765500000000 (a column, no index)
       await sqlite.undoLastMigration(); // OutcomeTypeNamesTheEnum1765300000000 (rows only)
       await sqlite.undoLastMigration(); // ReviewCause1765250000000
       expect(await names()).toContain('judgment_assessments_awaiting_review_judgment_index');

@@ -16,7 +16,7 @@ export type { Outcome } from './definition/outcome';
 export { Evidence, UntrustedText, type EvidenceMap } from './definition/evidence';
 export { Likelihood } from './questions/likelihood';
 export { LikelihoodSet } from './questions/likelihood-set';
-export { Classification, NONE_LABEL } from './questions/classification';
+export { Classification } from './questions/classification';
 export { Rating } from './questions/rating';
 export type { QuestionMap } from './questions/question';
 export { Assessment } from './assessment/assessment';
@@ -39,6 +39,8 @@ export {
   ReviewClaimed,
   ReviewReleased,
   ReviewExpired,
+  ReviewBacklogAtRisk,
+  type ReviewBacklogForecast,
   CalibrationDrifted,
   type DecisionIdentity,
   AuditRequested,
@@ -48,10 +50,12 @@ export {
 export { AssessmentRecord } from './persistence/assessment-record.entity';
 export { judgmentEntities, judgmentMigrations } from './persistence';
 export { AssessmentRecords } from './records/assessment-records.service';
-export { DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT, type RecordFilter } from './records/record-queries.service';
+export type { RecordFilter, ReviewListFilter } from './records/record-queries.service';
 export type { Reviewer } from './persistence/reviewer';
 export type { ResolutionPolicy } from './review/resolution-policy';
 export type { ClaimOptions } from './review/review-claims.service';
+export { ReviewBacklog, type JudgmentBacklogForecast } from './review/review-backlog.service';
+export { BACKLOG_FORECAST_METHOD, FORECAST_WINDOW_HOURS, forecastBacklog } from './review/backlog-forecast';
 // The errors an application catches in its normal course. Declaration and configuration errors (what a test of the
 // app expects) come from `nestjs-judgment/testing`, the Engine failures a driver throws from `nestjs-judgment/drivers`,
 // the calibration's from `nestjs-judgment/calibration`.

@@ -56,6 +56,7 @@ import {
 import { ReviewAccess } from './review/review-access';
 import { ReviewClaims } from './review/review-claims.service';
 import { ReviewDeadlines } from './review/review-deadlines.service';
+import { ReviewBacklog } from './review/review-backlog.service';
 import { ReviewResolver } from './review/review-resolver.service';
 import { JudgmentStartupCheck } from './judgment.startup';
 import { InlineDispatch } from './queue/inline.dispatcher';
@@ -104,6 +105,7 @@ const SERVICES: Provider[] = [
   ReviewResolver,
   ReviewClaims,
   ReviewDeadlines,
+  ReviewBacklog,
   AssessmentRecords,
   AssessmentCache,
   {

@@ -31,6 +31,8 @@ export interface EngineConnectionOptions {
    * queue's workers through BullMQ's global rate limiter. Jev publishes 1,200 requests per minute per account.
    */
   limits?: ConnectionLimits | null;
+  /** What a round on this connection costs; records, `judgment status` and the `judgment.cost` metric show it. */
+  price?: ConnectionPrice | null;
   /** Largest response body read, in bytes (default 4 MiB); a larger answer fails the attempt unread. */
   maxResponseBytes?: number;
   /** Options of custom drivers. */
@@ -48,6 +50,28 @@ export interface ConnectionLimits {
    * spread the same rate more evenly; match the Engine's own window when it publishes one.
    */
   windowSeconds?: number;
+  /**
+   * Requests the account's bucket holds (its burst), when the Engine refills a bucket continuously at
+   * `requestsPerMinute` rather than counting fixed windows: each assess queue then starts its jobs in steps of half the
+   * bucket, so the workers keep the account near its limit without a 429. Needs `requestsPerMinute`.
+   */
+  burst?: number;
+}
+
+/**
+ * What a connection charges (`engines.<name>.price`), each figure optional and ≥ 0, at least one given: per million
+ * input and output tokens, and per paid request. Checked by `connectionPrice` (engines/pricing) when the connection
+ * is built.
+ */
+export interface ConnectionPrice {
+  /** Price of 1,000,000 input (prompt) tokens. */
+  inputPerMillion?: number;
+  /** Price of 1,000,000 output (completion) tokens. */
+  outputPerMillion?: number;
+  /** Price of one paid request (a 2xx answer). */
+  perRequest?: number;
+  /** The currency of the figures (default `USD`): a code of 1 to 16 letters, digits, `_` or `-`. */
+  currency?: string;
 }
 
 /** How the connections' `limits` are shared and waited for (`limiter`). */

@@ -17,7 +17,8 @@ import { CalibrationGuard } from './routing/calibration.guard';
  * what `judgment check` fails on (declaration limits, Decisions, what a connection cannot ask, default Decisions, the
  * schema) refuses the start. Its warnings are logged once. With a
  * calibration lock, it refuses a lock naming an unknown Judgment and lists (as warnings) the Decisions without a lock
- * entry or with a stale one.
+ * entry or with a stale one. It warns when `persistence.retentionDays` is shorter than a registered Decision's
+ * review deadline (`prune()` could delete a record still waiting in Review).
  */
 @Injectable()
 export class JudgmentStartupCheck implements OnApplicationBootstrap {
@@ -52,6 +53,28 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
     }
     for (const problem of this.guard.problems((cls) => this.registry.decisionOf(cls))) {
       this.judgmentLogger.warn('Decision not calibrated.', { ...problem });
+    }
+    this.warnRetentionBelowDeadlines();
+  }
+
+  /** One warning per Decision whose review deadline outlasts the records' retention. */
+  private warnRetentionBelowDeadlines(): void {
+    const { enabled, retentionDays } = this.rows.persistence;
+    if (!enabled || retentionDays === null) return;
+    for (const decision of this.registry.decisions()) {
+      const { name, reviewDeadline } = decisionMetadata(decision);
+      if (!reviewDeadline || reviewDeadline.after <= retentionDays * 86_400_000) continue;
+      // Written even when `log` is false, like the other configuration warnings.
+      this.judgmentLogger.configurationWarning('Retention shorter than a review deadline.', {
+        decision: name,
+        reviewDeadline: reviewDeadline.declared,
+        retentionDays,
+        problem:
+          `persistence.retentionDays (${retentionDays} days) is shorter than the review deadline of ${name} ` +
+          `(${reviewDeadline.declared}): prune() may delete a record still waiting in Review before its deadline ` +
+          'resolves it.',
+        fix: 'Raise persistence.retentionDays above the longest review deadline, or shorten the deadline.',
+      });
     }
   }
 

@@ -3,7 +3,12 @@ import { RefundDecision } from './refund.decision';
 import { Refund } from './refund.entity';
 
 /** Is this refund request an attempt to abuse the refund policy, and how credible is its explanation? */
-@Judgment({ name: 'refund-abuse', decision: () => RefundDecision })
+@Judgment<Refund>({
+  name: 'refund-abuse',
+  decision: () => RefundDecision,
+  // The review queue's one-line summary of a case.
+  reviewSummary: (refund) => `${refund.item}, €${refund.amountEur}: ${refund.explanation}`,
+})
 export class RefundAbuse implements Judgment {
   constructor(readonly refund: Refund) {}
 

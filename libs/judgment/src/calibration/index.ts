@@ -8,9 +8,17 @@ export {
   type SuggestOptions,
   type ThresholdSuggestion,
   type CandidateFigures,
+  type CapacityCheck,
   SUGGESTION_METHOD,
   SUGGESTION_ASSUMPTION,
 } from './threshold-suggestion';
+export { type RecordedTraffic, TRAFFIC_WINDOW_DAYS } from './recorded-traffic';
+export {
+  type ResolutionIdentity,
+  type ResolutionTemperature,
+  type ResolutionTemperatures,
+  RESOLUTION_TRUTH_RULE,
+} from './resolution-temperatures';
 export { LabelledCase } from './labelled-case';
 export { type AuditPlan, type AuditPlanOptions, planAudits, auditsNeededFor } from './audit-plan';
 export { fitTemperature, type TemperatureFit, type TemperatureSample } from './temperature-fit';

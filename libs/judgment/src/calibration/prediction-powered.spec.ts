@@ -1,16 +1,8 @@
 import { plainErrorInterval, predictedError, predictionPoweredErrorRate } from './prediction-powered';
+import { mulberry32 } from './threshold-suggestion';
 
-/** A seeded uniform generator (mulberry32): the simulation draws the same numbers on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded uniform generator: the simulation draws the same numbers on every run. */
+const random = mulberry32;
 
 /**
  * A realistic window of automatic Outcomes: 80 % confident ones (true error probability 0.02·u², mean 0.7 %) and

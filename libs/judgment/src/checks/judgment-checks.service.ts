@@ -3,6 +3,7 @@ import { decisionMetadata, isDecision } from '../decision/decision.decorator';
 import { decisionThresholds } from '../decision/thresholds';
 import { evidenceShape } from '../definition/evidence-paths';
 import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
+import { judgmentWithoutSubject } from '../definition/without-subject';
 import { EngineManager } from '../engines/engine.manager';
 import { type CheckFinding, type CheckReport, JudgmentError } from '../errors';
 import { AnswerSource } from '../judge/answer-source';
@@ -95,7 +96,7 @@ export class JudgmentChecks {
       const { name, engine } = judgmentMetadata(cls);
       let expanded: Map<string, Question>;
       try {
-        expanded = expandQuestions(name, readQuestions(name, withoutSubject(cls).questions()));
+        expanded = expandQuestions(name, readQuestions(name, judgmentWithoutSubject(cls).questions()));
       } catch {
         continue; // run() reports it.
       }
@@ -110,7 +111,7 @@ export class JudgmentChecks {
   private checkJudgment(cls: Type<Judgment>): CheckFinding[] {
     const name = judgmentMetadata(cls).name;
     const findings = this.checkDefaultDecision(cls, name);
-    const instance = withoutSubject(cls);
+    const instance = judgmentWithoutSubject(cls);
     let read: ReadJudgment;
     try {
       const questions = readQuestions(name, instance.questions());
@@ -248,14 +249,6 @@ export class JudgmentChecks {
  * constructor and fields apply), or, when its constructor needs them, not constructed at all. Its Questions must not
  * depend on the Subject; what does is reported as `unreadable-questions`.
  */
-function withoutSubject(cls: Type<Judgment>): Judgment {
-  try {
-    return new cls();
-  } catch {
-    return Object.create(cls.prototype as object) as Judgment;
-  }
-}
-
 function defaultDecisionFailure(judgment: string, why: string): CheckFinding {
   return {
     severity: 'failure',

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ReviewCause } from '../assessment/awaiting-review';
-import { type DecisionTrace, describeComparison } from '../decision/decision-trace';
+import { shownNumber, traceLines } from '../decision/trace-words';
 import { cascadeStepOf } from '../definition/cascade';
 import { InvalidRecordQuery } from '../errors';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
@@ -104,6 +104,7 @@ export function formatExplanation(e: RecordDetail, path: readonly CascadeStop[] 
       : `Engine: ${e.provenance.engine}${e.provenance.model ? `, model ${e.provenance.model}` : ''}` +
         (e.provenance.requestId ? `, request ${e.provenance.requestId}` : ''),
     ...describeModels(e.provenance?.questionModels ?? {}),
+    describeCost(e.cost),
     ...describeCascadePath(path, e.id),
   ];
   if (e.failure) {
@@ -119,7 +120,7 @@ export function formatExplanation(e: RecordDetail, path: readonly CascadeStop[] 
   } else {
     const version = e.decision.version ? ` v${e.decision.version}` : '';
     lines.push(`Decision: ${e.decision.name}${version} decided ${e.outcome}`);
-    lines.push(...describeTrace(e.trace));
+    lines.push(...traceLines(e.trace));
     if (e.trace?.escalated) {
       const { tier, connection } = e.trace.escalated;
       lines.push(
@@ -131,21 +132,21 @@ export function formatExplanation(e: RecordDetail, path: readonly CascadeStop[] 
   return lines.join('\n');
 }
 
-function describeTrace(trace: DecisionTrace | null): string[] {
-  if (trace === null) return ['Rule: no decision trace was recorded (decided before traces were kept).'];
-  const fired = new Set(trace.rule.comparisons);
-  const lines = [`Rule that fired: ${trace.rule.text}`];
-  if (trace.comparisons.length === 0) return [...lines, 'No threshold was compared through the answers.'];
-  lines.push('Comparisons, in order:');
-  trace.comparisons.forEach((comparison, index) => {
-    const margin = comparison.margin === null ? '' : `, margin ${signed(comparison.margin)}`;
-    const held = comparison.result ? 'held' : 'did not hold';
-    lines.push(
-      `  ${index + 1}. ${describeComparison(comparison)}: value ${rounded(comparison.value)} ${held}${margin}` +
-        (fired.has(index) ? '  ← fired' : ''),
-    );
-  });
-  return lines;
+/** The record's cost, and what it was reached from (or why there is none). */
+function describeCost(cost: RecordDetail['cost']): string {
+  if (cost === null) return 'Cost: not recorded (the record was written before costs were kept).';
+  const { amount, currency, basis } = cost;
+  if (amount === null) return `Cost: unknown — ${basis.note ?? 'no figure was recorded.'}`;
+  const price = basis.price;
+  const terms: string[] = [];
+  const plural = (count: number | null, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  if (price?.inputPerMillion) terms.push(`${plural(basis.inputTokens, 'input token')} at ${price.inputPerMillion}/1M`);
+  if (price?.outputPerMillion) {
+    terms.push(`${plural(basis.outputTokens, 'output token')} at ${price.outputPerMillion}/1M`);
+  }
+  if (price?.perRequest) terms.push(`${plural(basis.requests, 'request')} at ${price.perRequest} each`);
+  const from = terms.length > 0 ? ` (${terms.join(' + ')})` : '';
+  return `Cost: ${amount} ${currency}${from}${basis.note ? `; ${basis.note}` : ''}`;
 }
 
 /** The model of each Question, when they were not all answered by one. */
@@ -161,7 +162,8 @@ function describeReview(review: RecordDetail['review']): string[] {
   if (review.resolvedAt === null) lines.push('Resolution: awaiting a reviewer.');
   else {
     const by = review.resolver ? ` by ${review.resolver.type} ${review.resolver.id}` : '';
-    lines.push(`Resolution: ${review.resolution}${by} at ${review.resolvedAt}`);
+    const spent = review.timeSpentSeconds === null ? '' : ` after ${review.timeSpentSeconds} s on the case`;
+    lines.push(`Resolution: ${review.resolution}${by} at ${review.resolvedAt}${spent}`);
   }
   return lines;
 }
@@ -173,25 +175,12 @@ const REVIEW_CAUSE_WORDS: Record<ReviewCause, string> = {
 };
 
 function describeAnswer(value: unknown): string {
-  if (typeof value === 'number') return `probability ${rounded(value)}`;
-  if (Array.isArray(value)) return `probability per level (lowest first) ${value.map(rounded).join(', ')}`;
+  if (typeof value === 'number') return `probability ${shownNumber(value)}`;
+  if (Array.isArray(value)) return `probability per level (lowest first) ${value.map(shownNumber).join(', ')}`;
   if (value !== null && typeof value === 'object') {
     return Object.entries(value)
-      .map(([label, p]) => `${label} ${rounded(p)}`)
+      .map(([label, p]) => `${label} ${shownNumber(p)}`)
       .join(', ');
   }
   return JSON.stringify(value);
-}
-
-/**
- * A number as explain shows it: rounded to three decimals (0.44999999999999996 → 0.45); the record and `--json` keep
- * it exact. Anything else as it is.
- */
-function rounded(value: unknown): string {
-  return typeof value === 'number' && Number.isFinite(value) ? String(Number(value.toFixed(3)) || 0) : String(value);
-}
-
-function signed(value: number): string {
-  const shown = rounded(value);
-  return Number(shown) > 0 ? `+${shown}` : shown;
 }

@@ -8,8 +8,18 @@ import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
 import type { AssessQueues, ConnectionQueue } from '../queue/assess-queues';
 import { ASSESS_QUEUES } from '../queue/queue.constants';
+import { parseDuration } from '../decision/duration';
+import type { ResolvedPrice } from '../engines/pricing/connection-price';
+import { RecordWriter } from '../persistence/record.writer';
+import { type JudgmentCost, costPerDecision } from '../records/decision-costs';
 import type { CliContext } from './cli.context';
+import { type JudgmentBacklogForecast, ReviewBacklog } from '../review/review-backlog.service';
+import { BACKLOG_FORECAST_METHOD, FORECAST_WINDOW_HOURS } from '../review/backlog-forecast';
+import { CliUsageError } from './cli.errors';
 import { fail, print, printJson, table } from './cli.output';
+
+/** The window `status` reads the records' costs over unless `--since` says otherwise. */
+export const DEFAULT_COST_WINDOW = '30d';
 
 /** One connection as `status` shows it: configuration only, the key's presence but never the key. */
 export interface ConnectionReport {
@@ -36,6 +46,8 @@ export interface ConnectionReport {
   readonly window: LimitUsage | null;
   /** Input tokens spent by this process (0 in a fresh CLI process). */
   readonly used: number;
+  /** What the connection charges (`engines.<name>.price`), or null when it declares none. */
+  readonly price: ResolvedPrice | null;
   readonly configured: boolean;
   readonly problem: string | null;
   /** What one request asked with `--ping` got (absent without `--ping`). */
@@ -79,6 +91,27 @@ export interface StatusReport {
   readonly queue: QueueReport | null;
   /** Every connection's assess queue, the default connection's first; empty when the queue is off. */
   readonly queues: readonly QueueReport[];
+  /**
+   * Each Judgment's Review backlog forecast against its deadlines (BACKLOG_FORECAST_METHOD), with cases in Review now
+   * or in the last 24 h; null when there are no records (persistence off or no database).
+   */
+  readonly backlog: readonly JudgmentBacklogForecast[] | null;
+  /** Why there is no backlog forecast (no records, or they could not be read), or null. */
+  readonly backlogProblem: string | null;
+  /** Cost per decision of each Judgment over the recorded window (absent from `statusReport` alone). */
+  readonly costs?: CostReport;
+}
+
+/** What each Judgment's records cost per decision over the window `--since` (default DEFAULT_COST_WINDOW). */
+export interface CostReport {
+  /** The window as given, e.g. `30d`. */
+  readonly window: string;
+  /** The window's start (ISO 8601). */
+  readonly since: string;
+  /** One entry per Judgment and currency; empty without records in the window. */
+  readonly judgments: readonly JudgmentCost[];
+  /** Why the records could not be read (persistence off, no DataSource, a database error), or null. */
+  readonly problem: string | null;
 }
 
 /**
@@ -93,13 +126,22 @@ export function addStatusCommand(program: Command, context: CliContext): void {
     .description('Show the Engine connections and whether the default one is configured')
     .option('--json', 'print only JSON')
     .option('--ping', 'ask each configured connection one request (billed like any other) to check it answers')
-    .action((options: { json?: boolean; ping?: boolean }) =>
-      runStatus(context, options.json === true, options.ping === true),
+    .option(
+      '--since <duration>',
+      `the window of records the cost per decision is read over, e.g. 24h, 7d (default ${DEFAULT_COST_WINDOW})`,
+    )
+    .action((options: { json?: boolean; ping?: boolean; since?: string }) =>
+      runStatus(context, options.json === true, options.ping === true, options.since ?? DEFAULT_COST_WINDOW),
     );
 }
 
-async function runStatus(context: CliContext, json: boolean, ping: boolean): Promise<void> {
+/** The longest `--since`: ten years. */
+const MAX_COST_WINDOW_MS = 10 * 365 * 86_400_000;
+
+async function runStatus(context: CliContext, json: boolean, ping: boolean, window: string): Promise<void> {
   try {
+    const since = parseDuration(window, { min: 1000, max: MAX_COST_WINDOW_MS, text: '1 second to 10 years' });
+    if ('problem' in since) throw new CliUsageError(`--since: ${since.problem}.`);
     await context.start();
     const engines = context.get(EngineManager);
     let report = await statusReport(
@@ -107,6 +149,7 @@ async function runStatus(context: CliContext, json: boolean, ping: boolean): Pro
       context.get<ResolvedJudgmentOptions>(RESOLVED_JUDGMENT_OPTIONS),
       assessQueues(context),
     );
+    report = { ...report, ...(await backlogForecast(context)) };
     if (ping) {
       const asked = report.connections.filter((connection) => connection.configured).length;
       if (!json)
@@ -116,12 +159,80 @@ async function runStatus(context: CliContext, json: boolean, ping: boolean): Pro
         );
       report = await withPings(engines, report);
     }
+    report = { ...report, costs: await costReport(context, window, new Date(Date.now() - since.ms)) };
     if (json) printJson(report);
     else print(formatStatus(report));
     const answered = !ping || report.connections.some((connection) => connection.default && connection.ping?.reachable);
     process.exitCode = report.configured && answered ? 0 : 1;
   } catch (error) {
     fail(error, json);
+  }
+}
+
+/** Each Judgment's Review backlog forecast, or why there is none (no records, or the app could not give them). */
+async function backlogForecast(context: CliContext): Promise<Pick<StatusReport, 'backlog' | 'backlogProblem'>> {
+  try {
+    const rows = context.get(RecordWriter);
+    if (!rows.persistence.enabled || rows.dataSource() === null) {
+      return { backlog: null, backlogProblem: 'no records (persistence is off)' };
+    }
+    return { backlog: await context.get(ReviewBacklog).forecast(), backlogProblem: null };
+  } catch (error) {
+    return {
+      backlog: null,
+      backlogProblem: `the records could not be read (${(error as Error).message.replace(/\.$/, '')})`,
+    };
+  }
+}
+
+/** The backlog forecast as a table and the method, or why there is none. */
+function formatBacklog(report: StatusReport): string[] {
+  const backlog = report.backlog;
+  if (backlog === null) return [`Review backlog: no forecast, ${report.backlogProblem ?? 'no records'}.`];
+  if (backlog.length === 0) {
+    return [`Review backlog: no case in Review now nor in the last ${FORECAST_WINDOW_HOURS} h.`];
+  }
+  const perHour = (value: number) => (Math.round(value * 10) / 10).toFixed(1);
+  return [
+    table(
+      [
+        'Judgment',
+        'In Review',
+        `Arrivals/h (${FORECAST_WINDOW_HOURS} h)`,
+        `Resolved/h (${FORECAST_WINDOW_HOURS} h)`,
+        'Deadline',
+        'Backlog at deadline',
+        'Forecast to expire',
+      ],
+      backlog.map((f) => [
+        f.judgment,
+        f.inReview,
+        perHour(f.arrivalsPerHour),
+        perHour(f.resolutionsPerHour),
+        f.deadline ?? 'none',
+        f.backlogAtHorizon === null ? '—' : Math.round(f.backlogAtHorizon),
+        f.horizonHours === null && f.atRisk === 0
+          ? 'none (no deadline)'
+          : f.atRisk === 0
+            ? '0'
+            : `${f.atRisk} AT RISK (${f.expiringInReview} in Review, ${f.expiringArrivals} arriving)`,
+      ]),
+    ),
+    `Backlog forecast: ${BACKLOG_FORECAST_METHOD}`,
+  ];
+}
+
+/** Cost per decision of each Judgment since `since`, or why the records could not be read. */
+async function costReport(context: CliContext, window: string, since: Date): Promise<CostReport> {
+  const report = { window, since: since.toISOString() };
+  try {
+    const rows = context.get(RecordWriter);
+    if (!rows.persistence.enabled) {
+      return { ...report, judgments: [], problem: 'Persistence is off: no records to read costs from.' };
+    }
+    return { ...report, judgments: await costPerDecision(rows, since), problem: null };
+  } catch (error) {
+    return { ...report, judgments: [], problem: (error as Error).message };
   }
 }
 
@@ -198,6 +309,8 @@ export async function statusReport(
     connections: defaultProblem ? [unconfigured('(default)', true, defaultProblem), ...connections] : connections,
     queue: reports[0] ?? null,
     queues: reports,
+    backlog: null,
+    backlogProblem: null,
   };
 }
 
@@ -245,6 +358,7 @@ async function describeConnection(engines: EngineManager, name: string, isDefaul
           : null,
       window: limiter ? await limiter.usage() : null,
       used: status.used,
+      price: status.price,
       configured: status.configured,
       problem: status.problem,
     };
@@ -269,6 +383,7 @@ function unconfigured(connection: string, isDefault: boolean, problem: string): 
     limits: null,
     window: null,
     used: 0,
+    price: null,
     configured: false,
     problem,
   };
@@ -332,6 +447,7 @@ function formatStatus(report: StatusReport): string {
         ? `${connection}: answered in ${ping!.ms} ms as ${ping!.model}.`
         : `${connection}: not reachable: ${ping!.problem}`,
     );
+  const prices = report.connections.filter((c) => c.price).map((c) => `${c.connection}: ${describePrice(c.price!)}.`);
   const pinged = report.connections.find((c) => c.default)?.ping;
   const verdict = !report.configured
     ? `The default connection${report.default ? ` "${report.default}"` : ''} is not configured.`
@@ -344,8 +460,46 @@ function formatStatus(report: StatusReport): string {
       48,
     ]),
     ...limitsTable,
+    ...prices,
+    ...(report.costs ? [formatCosts(report.costs)] : []),
     ...queueLines,
+    ...formatBacklog(report),
     ...pings,
     verdict,
+  ].join('\n');
+}
+
+/** A price in words: `0.15 USD per 1M input tokens, 0.6 USD per 1M output tokens`. */
+function describePrice(price: ResolvedPrice): string {
+  const { currency } = price;
+  return [
+    price.inputPerMillion === null ? null : `${price.inputPerMillion} ${currency} per 1M input tokens`,
+    price.outputPerMillion === null ? null : `${price.outputPerMillion} ${currency} per 1M output tokens`,
+    price.perRequest === null ? null : `${price.perRequest} ${currency} per request`,
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+/** The cost per decision table, or a line saying why there is none. */
+function formatCosts(costs: CostReport): string {
+  const heading = `Cost per decision over the last ${costs.window} (since ${costs.since}):`;
+  if (costs.problem !== null) return `${heading} not available: ${costs.problem}`;
+  if (costs.judgments.length === 0) return `${heading} no records.`;
+  const rows = costs.judgments.map((cost) => [
+    cost.judgment,
+    cost.records,
+    cost.decisions,
+    cost.total === null ? '—' : `${cost.total} ${cost.currency}`,
+    cost.perDecision === null ? '—' : `${cost.uncosted > 0 ? '≥ ' : ''}${cost.perDecision} ${cost.currency}`,
+    cost.uncosted,
+  ]);
+  const lowerBound = costs.judgments.some((cost) => cost.uncosted > 0 && cost.perDecision !== null)
+    ? ['≥: some records have no cost (an unpriced connection, or a payment not known), so the figure is a floor.']
+    : [];
+  return [
+    heading,
+    table(['Judgment', 'Records', 'Decisions', 'Cost', 'Per decision', 'Without cost'], rows),
+    ...lowerBound,
   ].join('\n');
 }

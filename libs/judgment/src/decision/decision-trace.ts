@@ -108,3 +108,18 @@ function thresholdName(declared: Readonly<Record<string, number>> | null, thresh
   const names = Object.keys(declared).filter((name) => declared[name] === threshold);
   return names.length === 0 ? null : names.join('/');
 }
+
+/**
+ * How close the Decision came to deciding otherwise: the smallest |value − threshold| of the threshold comparisons it
+ * made (0.02: an answer 0.02 from a threshold), or null when it compared with none. Stored per record
+ * (`decision_margin`) so the review desk can list the least confident cases first.
+ */
+export function decisionMargin(trace: DecisionTrace | null): number | null {
+  let least: number | null = null;
+  for (const comparison of trace?.comparisons ?? []) {
+    if (comparison.margin === null || !Number.isFinite(comparison.margin)) continue;
+    const margin = Math.abs(comparison.margin);
+    if (least === null || margin < least) least = margin;
+  }
+  return least;
+}

@@ -44,6 +44,7 @@ describe('@Judgment()', () => {
       cacheFor: 3600,
       engine: 'jev',
       maxEvidenceBytes: null,
+      reviewSummary: null,
       cascade: null,
     });
   });
@@ -57,6 +58,7 @@ describe('@Judgment()', () => {
       cacheFor: null,
       engine: null,
       maxEvidenceBytes: null,
+      reviewSummary: null,
       cascade: null,
     });
   });
@@ -69,6 +71,7 @@ describe('@Judgment()', () => {
       cacheFor: null,
       engine: null,
       maxEvidenceBytes: null,
+      reviewSummary: null,
       cascade: null,
     });
   });
@@ -84,6 +87,7 @@ describe('@Judgment()', () => {
     ['a decision that is not a class or a thunk', { decision: 'RefundDecision' }, /decision/],
     ['a maxEvidenceBytes of 0', { maxEvidenceBytes: 0 }, /maxEvidenceBytes.*0/],
     ['a fractional maxEvidenceBytes', { maxEvidenceBytes: 1.5 }, /maxEvidenceBytes/],
+    ['a reviewSummary that is not a function', { reviewSummary: 'title' }, /reviewSummary.*function/],
   ])('invalid options are refused: %s', (_, options, message) => {
     expect(() => Judgment(options as never)).toThrow(message);
   });
@@ -109,7 +113,7 @@ describe('@Judgment()', () => {
     });
 
     it('threshold names are typed by the Decision: a name it does not declare does not compile', () => {
-      const options: Parameters<typeof Judgment<Banded>>[0] = {
+      const options: Parameters<typeof Judgment<any, Banded>>[0] = {
         decision: Banded,
         // @ts-expect-error 'rejct' is not a threshold of Banded
         cascade: [{ connection: 'a', thresholds: { rejct: 1 } }],

@@ -27,8 +27,20 @@ export type JudgmentClass<J extends Judgment = Judgment> = Type<J> | (abstract n
 /** A class reference, or a thunk returning it (for classes that refer to each other). */
 export type ClassRef<T> = Type<T> | (() => Type<T>);
 
-/** Static options of a Judgment class (`D`: its default Decision, which types the cascade's threshold names). */
-export interface JudgmentOptions<D = unknown> {
+/**
+ * How the review desk's queue summarises a record's Subject in one line: the Subject entity, loaded by the key the
+ * record stored, in; a short string out (cut to REVIEW_SUMMARY_MAX characters). Throwing shows the record id instead.
+ */
+export type ReviewSummary<S = any> = (subject: S) => string;
+
+/** The longest review summary the queue shows; a longer one is cut with an ellipsis. */
+export const REVIEW_SUMMARY_MAX = 120;
+
+/**
+ * Static options of a Judgment class (`S`: its Subject entity, typed for `reviewSummary`; `D`: its default Decision,
+ * which types the cascade's threshold names).
+ */
+export interface JudgmentOptions<S = any, D = unknown> {
   /** Stable name stored in records, queue payloads and CLI arguments. Default: the class name. */
   name?: string;
   /** The default Decision applied by `assessment.outcome()`. */
@@ -45,6 +57,11 @@ export interface JudgmentOptions<D = unknown> {
   engine?: string;
   /** This Judgment's Evidence size limit per round, in bytes of JSON, instead of the module's `maxEvidenceBytes`. */
   maxEvidenceBytes?: number;
+  /**
+   * The one-line summary of a Subject in the review desk's queue, e.g. `(listing: Listing) => listing.title`.
+   * Default: the Subject's entity name and key and its first short text field.
+   */
+  reviewSummary?: ReviewSummary<S>;
 }
 
 /** Resolved static metadata of a Judgment class. */
@@ -54,6 +71,7 @@ export interface JudgmentMetadata {
   readonly cacheFor: number | null;
   readonly engine: string | null;
   readonly maxEvidenceBytes: number | null;
+  readonly reviewSummary: ReviewSummary | null;
   /** The escalation cascade's tiers, or null without one. */
   readonly cascade: readonly CascadeTier[] | null;
 }
@@ -61,7 +79,7 @@ export interface JudgmentMetadata {
 const judgments = new WeakMap<Function, JudgmentOptions & { checkedCascade?: readonly CascadeTier[] }>();
 
 /** Declares a Judgment class with its stable name and static options. */
-export function Judgment<D = unknown>(options: JudgmentOptions<D> = {}): ClassDecorator {
+export function Judgment<S = any, D = unknown>(options: JudgmentOptions<S, D> = {}): ClassDecorator {
   if (options.name !== undefined && (typeof options.name !== 'string' || options.name.trim() === '')) {
     throw new InvalidJudgment('@Judgment({ name }) must be a non-blank string.');
   }
@@ -79,6 +97,11 @@ export function Judgment<D = unknown>(options: JudgmentOptions<D> = {}): ClassDe
   ) {
     throw new InvalidJudgment(
       `@Judgment({ maxEvidenceBytes }) must be a whole number of bytes above 0; got ${String(options.maxEvidenceBytes)}.`,
+    );
+  }
+  if (options.reviewSummary !== undefined && typeof options.reviewSummary !== 'function') {
+    throw new InvalidJudgment(
+      '@Judgment({ reviewSummary }) must be a function from the Subject to a line of text: (subject) => subject.title.',
     );
   }
   if (options.decision !== undefined && typeof options.decision !== 'function') {
@@ -111,6 +134,7 @@ export function judgmentMetadata(cls: Function): JudgmentMetadata {
     // A cascade's first tier is the connection asked first: what every reader of `engine` means.
     engine: options.engine ?? options.checkedCascade?.[0].connection ?? null,
     maxEvidenceBytes: options.maxEvidenceBytes ?? null,
+    reviewSummary: options.reviewSummary ?? null,
     cascade: options.checkedCascade ?? null,
   };
 }

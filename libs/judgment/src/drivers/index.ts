@@ -2,7 +2,7 @@
 export type { Engine, EngineRequest, EngineResponse, EngineAnswer } from '../engines/engine.interface';
 export type { Question } from '../questions/question';
 export { Provenance } from '../assessment/provenance';
-export type { EngineConnectionOptions, ConnectionLimits } from '../judgment.options';
+export type { EngineConnectionOptions, ConnectionLimits, ConnectionPrice } from '../judgment.options';
 export {
   EngineManager,
   isPinnedModel,
@@ -40,4 +40,5 @@ export {
   UnpinnedModel,
   InvalidConfiguration,
   InvalidRateLimit,
+  InvalidPrice,
 } from '../errors';

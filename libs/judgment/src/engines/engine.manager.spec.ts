@@ -1,7 +1,13 @@
 import { ConsoleLogger, Logger } from '@nestjs/common';
 import { JevSimulator } from 'nestjs-judgment/simulator';
 import { Provenance } from '../assessment/provenance';
-import { EngineBudgetExhausted, EngineNotConfigured, InvalidConfiguration, UnpinnedModel } from '../errors';
+import {
+  EngineBudgetExhausted,
+  EngineNotConfigured,
+  InvalidConfiguration,
+  InvalidPrice,
+  UnpinnedModel,
+} from '../errors';
 import { type EngineConnectionOptions, type JudgmentModuleOptions, resolveJudgmentOptions } from '../judgment.options';
 import { Likelihood } from '../questions';
 import type { Engine, EngineRequest, EngineResponse } from './engine.interface';
@@ -405,11 +411,25 @@ describe('EngineManager: describe()', () => {
       budget: 1000,
       limits: null,
       limitStore: null,
+      price: null,
       used: 0,
       configured: true,
       problem: null,
     });
     expect(JSON.stringify(status)).not.toContain('sk-SECRET-123');
+  });
+
+  it("reports a connection's price, and a price it cannot use as why the connection is not configured", () => {
+    const price = { inputPerMillion: 0.15, outputPerMillion: 0.6, currency: 'EUR' };
+    const engines = manager({
+      engines: { jev: jevConfig({ price }), cheap: jevConfig({ price: { inputPerMillion: -2 } }) },
+    });
+    expect(engines.describe('jev').price).toEqual({ ...price, perRequest: null });
+    expect(engines.price('jev')).toEqual({ ...price, perRequest: null });
+    const broken = engines.describe('cheap');
+    expect(broken).toMatchObject({ configured: false, price: null });
+    expect(broken.problem).toContain('engines.cheap.price.inputPerMillion is -2');
+    expect(() => engines.connection('cheap')).toThrow(InvalidPrice);
   });
 
   it('reports why a connection is not configured', () => {

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import type { Type } from '@nestjs/common';
-import { EngineNotConfigured, InvalidConfiguration, InvalidRateLimit, UnpinnedModel } from '../errors';
+import { EngineNotConfigured, InvalidConfiguration, InvalidPrice, InvalidRateLimit, UnpinnedModel } from '../errors';
 import { DEFAULT_DRIVER } from '../judgment.defaults';
 import type { EngineConnectionOptions, EngineFactory, ResolvedJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger } from '../logging/judgment.logger';
@@ -11,6 +11,7 @@ import { type LimitSharing, type ResolvedLimits, connectionLimits } from './limi
 import { ConnectionLimiter } from './limits/connection.limiter';
 import { RateLimitedEngine } from './limits/rate-limited.engine';
 import { MeteredEngine, UsageMeter } from './metering';
+import { type ResolvedPrice, connectionPrice } from './pricing/connection-price';
 
 export type { EngineFactory, EngineFactoryContext } from '../judgment.options';
 
@@ -33,6 +34,8 @@ export interface EngineConnectionStatus {
   readonly limits: ResolvedLimits | null;
   /** Where the limits are counted: `redis` (every process) or `process` (this one only); null without limits. */
   readonly limitStore: 'redis' | 'process' | null;
+  /** What the connection charges (`price`), null when it declares none (or it is misconfigured: see `problem`). */
+  readonly price: ResolvedPrice | null;
   /** Input tokens spent on the connection by this process. */
   readonly used: number;
   /** Whether the connection builds: false when it is misconfigured (see `problem`). */
@@ -58,6 +61,7 @@ export class EngineManager {
   private readonly engines = new Map<string, MeteredEngine>();
   private readonly meter = new UsageMeter();
   private readonly limiters = new Map<string, ConnectionLimiter>();
+  private readonly prices = new Map<string, ResolvedPrice | null>();
   private readonly closing = new AbortController();
 
   constructor(
@@ -135,6 +139,12 @@ export class EngineManager {
     return this.meter.usage(connection);
   }
 
+  /** What a connection charges (its checked `price`, built with its Engine), or null when it declares none. */
+  price(name: string = this.defaultConnectionName()): ResolvedPrice | null {
+    this.connection(name);
+    return this.prices.get(name) ?? null;
+  }
+
   /** The rate limiter of a connection with `limits` (built with its Engine), or null. */
   limiter(name: string = this.defaultConnectionName()): ConnectionLimiter | null {
     this.connection(name);
@@ -157,7 +167,8 @@ export class EngineManager {
       if (!(
         error instanceof EngineNotConfigured ||
         error instanceof UnpinnedModel ||
-        error instanceof InvalidRateLimit
+        error instanceof InvalidRateLimit ||
+        error instanceof InvalidPrice
       )) {
         throw error;
       }
@@ -181,6 +192,7 @@ export class EngineManager {
       budget: settings.budget,
       limits: limiter?.limits ?? null,
       limitStore: limiter?.store ?? null,
+      price: this.prices.get(name) ?? null,
       used: this.usage(name),
       configured: problem === null,
       problem,
@@ -191,6 +203,7 @@ export class EngineManager {
     const config = this.config(name);
     const { budget } = connectionSettings(name, config);
     const limits = connectionLimits(name, config);
+    this.prices.set(name, connectionPrice(name, config));
     const sharing = limits ? this.limitSharing(name) : null;
     const engine = this.driver(name, config)(config, { name, options: this.options, shutdown: this.closing.signal });
     this.checkPinned(name, engine.model(), config.allowAliases === true);

@@ -11,3 +11,9 @@ export class InvalidConfiguration extends JudgmentError {}
  * its time unit, a window too short for the limit, or limits the running setup cannot share.
  */
 export class InvalidRateLimit extends InvalidConfiguration {}
+
+/**
+ * A connection's `price` cannot be used: not an object, an unknown field, a figure that is negative, not a finite
+ * number or not a number at all, a currency that is not a short code, or a price with no figure.
+ */
+export class InvalidPrice extends InvalidConfiguration {}

@@ -139,6 +139,39 @@ export class ReviewExpired<O extends Outcome = Outcome> {
   ) {}
 }
 
+/**
+ * A Judgment's Review backlog is forecast to let cases reach their review deadline unresolved (`forecast.atRisk` of
+ * them) at the last 24 h's arrival and resolution rates (BACKLOG_FORECAST_METHOD). Checked with each review-deadline
+ * sweep; fires once when the risk begins in a process, again only after a forecast with none at risk.
+ */
+export class ReviewBacklogAtRisk {
+  static readonly NAME = 'judgment.review.backlog-at-risk';
+  constructor(
+    readonly forecast: ReviewBacklogForecast,
+    /** When the forecast was made. */
+    readonly at: Date,
+  ) {}
+
+  get judgment(): string {
+    return this.forecast.judgment;
+  }
+}
+
+/** What ReviewBacklogAtRisk carries: a Judgment's backlog forecast (see `forecastBacklog`). */
+export interface ReviewBacklogForecast {
+  readonly judgment: string;
+  readonly deadline: string | null;
+  readonly inReview: number;
+  readonly withDeadline: number;
+  readonly arrivalsPerHour: number;
+  readonly resolutionsPerHour: number;
+  readonly horizonHours: number | null;
+  readonly backlogAtHorizon: number | null;
+  readonly expiringInReview: number;
+  readonly expiringArrivals: number;
+  readonly atRisk: number;
+}
+
 /** The identity a decision ran under, as the drift guard compares it with the calibration lock. */
 export interface DecisionIdentity {
   readonly judgment: string;
@@ -242,6 +275,7 @@ export type JudgmentEvent =
   | ReviewClaimed
   | ReviewReleased
   | ReviewExpired
+  | ReviewBacklogAtRisk
   | CalibrationDrifted
   | SignalCollapsed
   | AuditRequested

@@ -14,6 +14,8 @@ import { ReviewPageExceptionFilter } from './review-page.filter';
 import { JudgmentReviewsController } from './judgment-reviews.controller';
 import { JudgmentAuditsController } from './judgment-audits.controller';
 import { RequestBodyErrors } from './request-body-errors';
+import { ReviewSummaries } from './review-summaries';
+import { QueueCounts } from './queue-counts';
 import { JudgmentUnknownRouteController } from './unknown-route.controller';
 
 /**
@@ -27,7 +29,7 @@ import { JudgmentUnknownRouteController } from './unknown-route.controller';
  */
 @Module({
   controllers: [JudgmentReviewsController, JudgmentAuditsController],
-  providers: [CanViewRecordsGuard, JsonBodyGuard, JudgmentHttpExceptionFilter, RequestBodyErrors],
+  providers: [CanViewRecordsGuard, JsonBodyGuard, JudgmentHttpExceptionFilter, RequestBodyErrors, ReviewSummaries],
 })
 export class JudgmentHttpModule extends JudgmentHttpConfigurableModule {
   static forRoot(options: typeof JUDGMENT_HTTP_OPTIONS_TYPE): DynamicModule {
@@ -49,6 +51,9 @@ function withRoutes(definition: DynamicModule, extras: JudgmentHttpExtras): Dyna
       ...(page ? [JudgmentReviewPageController] : []),
       JudgmentUnknownRouteController,
     ],
-    providers: [...(definition.providers ?? []), ...(page ? [CsrfTokens, CsrfGuard, ReviewPageExceptionFilter] : [])],
+    providers: [
+      ...(definition.providers ?? []),
+      ...(page ? [CsrfTokens, CsrfGuard, ReviewPageExceptionFilter, QueueCounts] : []),
+    ],
   };
 }

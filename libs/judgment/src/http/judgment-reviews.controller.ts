@@ -23,11 +23,15 @@ import { type RecordDetail, type RecordSummary, recordDetail, recordSummary } fr
 import { ClaimReviewDto, ListReviewsQuery, RecordIdParams, ResolveReviewDto } from './review.dto';
 import { findRecord } from './record-lookup';
 import { type RecordPage, claimFilter, pageFilter, recordPage } from './record-page';
+import { ReviewSummaries } from './review-summaries';
 import { requestReviewer } from './reviewer-from';
 import { judgmentValidationPipe } from './validation';
 
+/** A record in the Review list, with its one-line summary (the Judgment's reviewSummary, or the default). */
+export type ReviewListItem = RecordSummary & { readonly summary: string };
+
 /** One page of the Review list (see RecordPage). */
-export type ReviewPage = RecordPage<RecordSummary>;
+export type ReviewPage = RecordPage<ReviewListItem>;
 
 /**
  * The Review workflow over HTTP, a thin adapter over AssessmentRecords: list the records awaiting Review, show one,
@@ -42,17 +46,28 @@ export class JudgmentReviewsController {
     @Inject(JUDGMENT_HTTP_OPTIONS) private readonly options: JudgmentHttpOptions,
     // Provided by JudgmentModule.forRoot(), whose core is global.
     private readonly records: AssessmentRecords,
+    private readonly summaries: ReviewSummaries,
   ) {}
 
-  /** `GET /judgment/reviews?limit=20&after=0&judgment=refund-abuse&claim=unclaimed|mine` — oldest first. */
+  /**
+   * `GET /judgment/reviews?limit=20&after=0&judgment=refund-abuse&claim=unclaimed|mine|others&reason=band|drift|collapse
+   * &sort=age|deadline|confidence` — oldest first by default.
+   */
   @Get('reviews')
   @UseGuards(CanViewRecordsGuard)
   async list(@Query() query: ListReviewsQuery, @Req() request: JudgmentHttpRequest): Promise<ReviewPage> {
     const records = await this.records.awaitingReview({
       ...pageFilter(query),
+      sort: query.sort,
+      reason: query.reason,
       ...(await claimFilter(query.claim, this.options, request)),
     });
-    return recordPage(records, query, recordSummary);
+    const page = recordPage(records, query, (record) => record);
+    const summaries = await this.summaries.of(page.data);
+    return {
+      ...page,
+      data: page.data.map((record) => ({ ...recordSummary(record), summary: summaries.get(record.id) as string })),
+    };
   }
 
   /** `GET /judgment/records/:id` — the Evidence as the Engine saw it, the answers, the Outcome, the Provenance. */

@@ -1,6 +1,6 @@
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { JudgmentHttpOptions, JudgmentHttpRequest } from './judgment-http.options';
-import type { ListRecordsQuery } from './review.dto';
+import type { ClaimFilter, ListRecordsQuery } from './review.dto';
 import { requestReviewer } from './reviewer-from';
 
 /** A list query's page: its Judgment filter, size, `after` cursor, and `offset` where the route takes one. */
@@ -25,14 +25,17 @@ export function pageFilter(query: PageQuery) {
   return { judgment: query.judgment, limit: query.limit + 1, after: query.after, offset: query.offset };
 }
 
-/** The Review list's `claim` filter as a record filter (`mine`: the requesting reviewer's claims). */
+type Reviewer = Awaited<ReturnType<typeof requestReviewer>>;
+
+/** The Review list's `claim` filter as a record filter (`mine`, `others`: as seen by the requesting reviewer). */
 export async function claimFilter(
-  claim: 'unclaimed' | 'mine' | undefined,
+  claim: ClaimFilter | undefined,
   options: JudgmentHttpOptions,
   request: JudgmentHttpRequest,
-): Promise<{ unclaimed?: true; claimedBy?: Awaited<ReturnType<typeof requestReviewer>> }> {
+): Promise<{ unclaimed?: true; claimedBy?: Reviewer; claimedByOthers?: Reviewer }> {
   if (claim === 'unclaimed') return { unclaimed: true };
   if (claim === 'mine') return { claimedBy: await requestReviewer(options, request) };
+  if (claim === 'others') return { claimedByOthers: await requestReviewer(options, request) };
   return {};
 }
 

@@ -1,7 +1,8 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { answerError } from './error-envelope';
-import { PAGE_HEADERS, errorPage } from './review-page.html';
+import { RequestValidationFailed, answerError } from './error-envelope';
+import { errorPage } from './error-page.html';
+import { PAGE_HEADERS } from './review-page.html';
 
 /** The review page's errors as a page: the envelope's status, code and message; the detail of a 500 only in the log. */
 @Catch()
@@ -15,7 +16,12 @@ export class ReviewPageExceptionFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse();
     for (const [name, value] of Object.entries(PAGE_HEADERS)) adapter.setHeader(response, name, value);
     const base = reviewPageBase(host.switchToHttp().getRequest());
-    adapter.reply(response, errorPage(base, status, body.error.code, body.error.message), status);
+    const fields = exception instanceof RequestValidationFailed ? exception.fields : null;
+    adapter.reply(
+      response,
+      errorPage({ base, status, code: body.error.code, message: body.error.message, fields }),
+      status,
+    );
   }
 }
 

@@ -1,15 +1,15 @@
 import type { ReviewCause } from '../assessment/awaiting-review';
 import escapeHtml from 'escape-html';
-import type { RecordDetail, RecordSummary } from '../records/record.view';
 
 /** Escapes text for HTML element content and quoted attribute values (& < > " '). */
-const e = (value: unknown): string => escapeHtml(String(value));
+export const e = (value: unknown): string => escapeHtml(String(value));
 
 /** The page's styles: inline (no build step), allowed by the page's Content-Security-Policy. */
 const STYLE = `
 body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1a1a1a;background:#fafafa}
 header,main{max-width:64rem;margin:0 auto;padding:1rem}
-header{border-bottom:1px solid #ccc}
+header{border-bottom:1px solid #ccc;display:flex;justify-content:space-between;align-items:baseline;gap:1rem}
+header p{margin:0}
 a{color:#0b4f9c}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.4rem;border-bottom:1px solid #ddd;vertical-align:top}
@@ -26,211 +26,45 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}
 dt{font-weight:600}
 dd{margin:0}`;
 
-/** Security headers of every page: no script runs, forms post only here, no framing. */
+/** Security headers of every page: no inline script (only the desk's own static script), forms post only here, no framing. */
 export const PAGE_HEADERS: Record<string, string> = {
   'Content-Type': 'text/html; charset=utf-8',
   'Content-Security-Policy':
-    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; " +
-    "base-uri 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; " +
+    "frame-ancestors 'none'; base-uri 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
 };
 
 /** A Review cause as a reviewer reads it. */
-const REVIEW_CAUSE_WORDS: Record<ReviewCause, string> = {
+export const REVIEW_CAUSE_WORDS: Record<ReviewCause, string> = {
   band: 'Uncertain: a Review Outcome',
   drift: 'Calibration drift: the automatic Outcome was not trusted',
   collapse: 'Signal collapse: the automatic Outcome was not trusted',
 };
 
-function layout(title: string, base: string, body: string): string {
+/** What a page adds to the desk's layout: the signed-in reviewer shown in the header, and styles of its own. */
+export interface LayoutOptions {
+  readonly reviewer?: { readonly type: string; readonly id: string } | null;
+  readonly style?: string;
+  /** A static script of the desk to load (same origin; the policy allows no inline script). */
+  readonly script?: string;
+}
+
+export function layout(title: string, base: string, body: string, options: LayoutOptions = {}): string {
+  const reviewer = options.reviewer
+    ? `<p class="signed-in">Signed in as <strong>${e(options.reviewer.type)} #${e(options.reviewer.id)}</strong></p>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(title)} — Review desk</title><style>${STYLE}</style></head>
-<body><header><a href="${e(base)}">Review desk</a></header>
+<title>${e(title)} — Review desk</title><style>${STYLE}${options.style ?? ''}</style>${options.script ? `<script src="${e(options.script)}" defer></script>` : ''}</head>
+<body><header><a href="${e(base)}">Review desk</a>${reviewer}</header>
 <main id="main"><h1>${e(title)}</h1>
 ${body}
 </main></body></html>`;
 }
 
-/** What the queue page shows. */
-export interface QueueView {
-  readonly base: string;
-  readonly records: readonly RecordSummary[];
-  readonly judgment: string | undefined;
-  readonly claim: 'unclaimed' | 'mine' | undefined;
-  /** The cursor of this page (the last id of the previous one); undefined on the first page. */
-  readonly after: number | undefined;
-  readonly limit: number;
-  /** The cursor of the next page, or null on the last one. */
-  readonly nextAfter: number | null;
-}
-
-/** The queue: records awaiting Review with their deadline and claim, a filter form and keyset pagination. */
-export function queuePage(view: QueueView): string {
-  const link = (after: number | null) => {
-    const query = new URLSearchParams();
-    if (view.judgment) query.set('judgment', view.judgment);
-    if (view.claim) query.set('claim', view.claim);
-    query.set('limit', String(view.limit));
-    if (after !== null) query.set('after', String(after));
-    return `${view.base}?${query.toString()}`;
-  };
-  const option = (value: string, label: string) =>
-    `<option value="${e(value)}"${(view.claim ?? '') === value ? ' selected' : ''}>${e(label)}</option>`;
-  const rows = view.records
-    .map(
-      (record) => `<tr>
-<td><a href="${e(`${view.base}/records/${record.id}`)}">Record #${e(record.id)}</a></td>
-<td>${e(record.judgment)}</td>
-<td>${record.subject ? `${e(record.subject.type)} #${e(record.subject.id)}` : 'none'}</td>
-<td>${e(record.outcome ?? '')}</td>
-<td>${time(record.reviewRequestedAt)}</td>
-<td>${record.reviewDeadlineAt ? time(record.reviewDeadlineAt) : 'none'}</td>
-<td>${record.claim ? `${e(record.claim.holder.type)} #${e(record.claim.holder.id)} until ${time(record.claim.expiresAt)}` : 'unclaimed'}</td>
-</tr>`,
-    )
-    .join('\n');
-  const table = view.records.length
-    ? `<table><caption>Records awaiting Review, oldest first</caption><thead><tr><th scope="col">Record</th>
-<th scope="col">Judgment</th><th scope="col">Subject</th><th scope="col">Automatic Outcome</th>
-<th scope="col">In Review since</th><th scope="col">Deadline</th><th scope="col">Claim</th></tr></thead>
-<tbody>${rows}</tbody></table>`
-    : '<p>No record awaits Review with these filters.</p>';
-  const pages = [
-    view.after !== undefined ? `<a href="${e(link(null))}" rel="first">First page</a>` : '',
-    view.nextAfter !== null ? `<a href="${e(link(view.nextAfter))}" rel="next">Next page</a>` : '',
-  ].filter(Boolean);
-  const body = `<form method="get" action="${e(view.base)}" aria-label="Filter the queue">
-<label for="judgment">Judgment</label> <input id="judgment" name="judgment" value="${e(view.judgment ?? '')}">
-<label for="claim">Claim</label> <select id="claim" name="claim">${option('', 'All')}${option('unclaimed', 'Unclaimed')}${option('mine', 'Claimed by me')}</select>
-<button type="submit">Filter</button></form>
-${table}
-${pages.length ? `<nav aria-label="Pages"><p>${pages.join(' · ')}</p></nav>` : ''}`;
-  return layout('Awaiting Review', view.base, body);
-}
-
-/** What the record page shows. */
-export interface RecordPageView {
-  readonly base: string;
-  readonly record: RecordDetail;
-  readonly csrf: string;
-  /** Outcomes a reviewer may resolve with (the Decision's, without the Review ones); empty when unknown. */
-  readonly resolutions: readonly string[];
-  /** The Decision's declared thresholds, or null. */
-  readonly thresholds: Readonly<Record<string, number>> | null;
-}
-
-/** A record: Subject, Evidence (user-written text inert and marked), answers as bars, Outcome, Provenance, forms. */
-export function recordPage(view: RecordPageView): string {
-  const { record } = view;
-  const action = (name: string) => `${view.base}/records/${record.id}/${name}`;
-  const csrf = `<input type="hidden" name="_csrf" value="${e(view.csrf)}">`;
-  const awaiting = record.state === 'awaiting_review';
-  // The holder's heartbeat and hand-back, while a claim is live (anyone else is refused with the conflict page).
-  const holderForms = `<form class="inline" method="post" action="${e(action('renew'))}">${csrf}<button type="submit">Renew claim</button></form>
-<form class="inline" method="post" action="${e(action('release'))}">${csrf}<button type="submit">Release</button></form>`;
-  const forms = awaiting
-    ? `<section aria-labelledby="act"><h2 id="act">Work this case</h2>
-<form class="inline" method="post" action="${e(action('claim'))}">${csrf}<button type="submit">Claim</button></form>
-${record.claim ? holderForms : ''}
-<form class="inline" method="post" action="${e(action('resolve'))}">${csrf}
-<label for="resolution">Resolution</label>
-<select id="resolution" name="resolution">${view.resolutions.map((o) => `<option value="${e(o)}">${e(o)}</option>`).join('')}</select>
-<button type="submit">Resolve</button></form></section>`
-    : '';
-  const review = record.review;
-  const body = `<dl>
-<dt>Judgment</dt><dd>${e(record.judgment)}</dd>
-<dt>Subject</dt><dd>${record.subject ? `${e(record.subject.type)} #${e(record.subject.id)}` : 'none'}</dd>
-<dt>State</dt><dd>${e(record.state.replace('_', ' '))}</dd>
-<dt>Automatic Outcome</dt><dd>${e(record.outcome ?? 'none')}${record.decision ? ` (${e(record.decision.name)}${record.decision.version ? ` v${e(record.decision.version)}` : ''})` : ''}</dd>
-<dt>In Review since</dt><dd>${time(record.reviewRequestedAt)}</dd>
-${review ? `<dt>Why it is in Review</dt><dd><strong>${e(REVIEW_CAUSE_WORDS[review.cause])}</strong>${review.reason ? `: ${e(review.reason)}` : ''}</dd>` : ''}
-<dt>Deadline</dt><dd>${record.reviewDeadlineAt ? time(record.reviewDeadlineAt) : 'none (waits for a person)'}</dd>
-<dt>Claim</dt><dd>${record.claim ? `${e(record.claim.holder.type)} #${e(record.claim.holder.id)} until ${time(record.claim.expiresAt)}` : 'unclaimed'}</dd>
-${review?.resolution ? `<dt>Resolution</dt><dd>${e(review.resolution)} by ${e(review.resolver?.type ?? '')} #${e(review.resolver?.id ?? '')} at ${time(review.resolvedAt)}</dd>` : ''}
-</dl>
-${forms}
-<section aria-labelledby="evidence"><h2 id="evidence">Evidence</h2>
-${record.evidence === null ? '<p>Evidence storage is off: only its fingerprint was kept.</p>' : evidence(record.evidence)}</section>
-<section aria-labelledby="answers"><h2 id="answers">Answers</h2>${answers(record.answers, view.thresholds)}</section>
-<section aria-labelledby="provenance"><h2 id="provenance">Provenance</h2>${provenance(record)}</section>`;
-  return layout(`Record #${record.id}`, view.base, body);
-}
-
-/** An error as a page: the envelope's code and message, never a stack trace. */
-export function errorPage(base: string, status: number, code: string, message: string): string {
-  return layout(
-    'The request was refused',
-    base,
-    `<div class="error" role="alert"><p><strong>${e(status)} ${e(code)}</strong></p><p>${e(message)}</p></div>
-<p><a href="${e(base)}">Back to the queue</a></p>`,
-  );
-}
-
-/** Stored Evidence, nested; untrusted text (`{ untrusted: true, text }`) in a marked, inert block. */
-function evidence(value: unknown, depth = 0): string {
-  if (isUntrusted(value)) {
-    return `<figure class="untrusted"><figcaption>User-written text (untrusted; shown as plain text)</figcaption><pre>${e(value.text)}</pre></figure>`;
-  }
-  if (Array.isArray(value)) {
-    return `<ol>${value.map((item) => `<li>${evidence(item, depth + 1)}</li>`).join('')}</ol>`;
-  }
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value);
-    if (entries.length === 0) return '<span>(empty)</span>';
-    return `<dl>${entries.map(([key, item]) => `<dt>${e(key)}</dt><dd>${evidence(item, depth + 1)}</dd>`).join('')}</dl>`;
-  }
-  return `<span>${e(value === null ? 'null' : String(value))}</span>`;
-}
-
-function isUntrusted(value: unknown): value is { untrusted: true; text: string } {
-  return (
-    value !== null &&
-    typeof value === 'object' &&
-    (value as { untrusted?: unknown }).untrusted === true &&
-    typeof (value as { text?: unknown }).text === 'string'
-  );
-}
-
-/** Each answer's probabilities as bars (with the Decision's thresholds marked on single probabilities). */
-function answers(recorded: Record<string, unknown> | null, thresholds: RecordPageView['thresholds']): string {
-  if (recorded === null) return '<p>No answers: the Engine failed on this attempt.</p>';
-  const marks = thresholds ? Object.entries(thresholds).filter(([, value]) => value >= 0 && value <= 1) : [];
-  const rows = Object.entries(recorded).map(([key, value]) => {
-    if (typeof value === 'number') return bar(key, value, marks);
-    const parts = Array.isArray(value)
-      ? value.map((p, level) => [`level ${level + 1}`, p] as const)
-      : Object.entries((value ?? {}) as Record<string, unknown>);
-    return `<tr><th scope="row" colspan="2">${e(key)}</th></tr>${parts.map(([label, p]) => bar(`${key}: ${label}`, p, [])).join('')}`;
-  });
-  const legend = marks.length
-    ? `<p>Thresholds of the Decision (red marks): ${marks.map(([name, value]) => `${e(name)} ${e(value.toFixed(2))}`).join(', ')}.</p>`
-    : '<p>The Decision declares no thresholds.</p>';
-  return `<table><caption>Probabilities the Engine answered</caption><tbody>${rows.join('')}</tbody></table>${legend}`;
-}
-
-function bar(label: string, p: unknown, marks: ReadonlyArray<readonly [string, number]>): string {
-  if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p > 1) {
-    return `<tr><th scope="row">${e(label)}</th><td>not a probability (${e(JSON.stringify(p))})</td></tr>`;
-  }
-  const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
-  const ticks = marks
-    .map(([name, value]) => `<span class="mark" style="left:${percent(value)}" title="${e(name)}"></span>`)
-    .join('');
-  return `<tr><th scope="row">${e(label)}</th><td><span class="bar" role="img" aria-label="${e(`${label}: probability ${p.toFixed(2)}`)}"><span class="fill" style="width:${percent(p)};display:block"></span>${ticks}</span> ${e(p.toFixed(2))}</td></tr>`;
-}
-
-function provenance(record: RecordDetail): string {
-  if (!record.provenance) return '<p>No Provenance (the Engine gave no answer).</p>';
-  const { engine, model, requestId, details } = record.provenance;
-  return `<dl><dt>Engine</dt><dd>${e(engine)}</dd><dt>Model</dt><dd>${e(model ?? 'unknown')}</dd>
-<dt>Request id</dt><dd>${e(requestId ?? 'none')}</dd><dt>Details</dt><dd><pre>${e(JSON.stringify(details, null, 2))}</pre></dd>
-<dt>Cached from</dt><dd>${record.cachedFromId === null ? 'no (a fresh answer)' : `record #${e(record.cachedFromId)}`}</dd></dl>`;
-}
-
-function time(iso: string | null | undefined): string {
+export function time(iso: string | null | undefined): string {
   return iso ? `<time datetime="${e(iso)}">${e(iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</time>` : 'none';
 }

@@ -12,6 +12,13 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 
+import { REVIEW_CAUSES, type ReviewCause } from '../assessment/awaiting-review';
+import { REVIEW_SORTS, type ReviewSort } from '../records/record-queries.service';
+
+/** The claim filters of the Review list: nobody's, the requesting reviewer's, someone else's. */
+export const CLAIM_FILTERS = ['unclaimed', 'mine', 'others'] as const;
+export type ClaimFilter = (typeof CLAIM_FILTERS)[number];
+
 /** The largest page of the Review list. */
 export const MAX_PAGE_SIZE = 100;
 
@@ -49,19 +56,36 @@ export class ListRecordsQuery extends RecordPageQuery {
   offset: number = 0;
 }
 
-/** `GET /judgment/reviews?limit&after&judgment&claim` (or `offset` instead of `after`: slow on large tables) */
+const oneOf = (field: string, values: readonly string[]) => ({
+  message: `${field} must be one of ${values.join(', ')}`,
+});
+
+/**
+ * `GET /judgment/reviews?limit&after&judgment&claim&reason&sort` (or `offset` instead of `after`, with the age order
+ * only: slow on large tables)
+ */
 export class ListReviewsQuery extends ListRecordsQuery {
-  /** `unclaimed`: only records nobody holds a live claim on; `mine`: only those the requesting reviewer holds. */
+  /** `unclaimed`: nobody holds a live claim; `mine`: the requesting reviewer does; `others`: someone else does. */
   @IsOptional()
-  @IsIn(['unclaimed', 'mine'])
-  claim?: 'unclaimed' | 'mine';
+  @IsIn(CLAIM_FILTERS, oneOf('claim', CLAIM_FILTERS))
+  claim?: ClaimFilter;
+
+  /** Only records in Review for this cause. */
+  @IsOptional()
+  @IsIn(REVIEW_CAUSES, oneOf('reason', REVIEW_CAUSES))
+  reason?: ReviewCause;
+
+  /** `age` (oldest first, the default), `deadline` (nearest first), `confidence` (least confident first). */
+  @IsOptional()
+  @IsIn(REVIEW_SORTS, oneOf('sort', REVIEW_SORTS))
+  sort?: ReviewSort;
 }
 
 /** An empty field of an HTML form (the filter form sends one for "any"): no filter. */
 const emptyAsUnset = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
 /**
- * `GET /judgment/desk?limit&after&judgment&claim`: the review page's queue, paged by `after` only (an `offset` is
+ * `GET /judgment/desk?limit&after&judgment&claim&reason&sort`: the review page's queue, paged by `after` only (an `offset` is
  * refused). Its filter form sends empty fields for any Judgment and any claim.
  */
 export class ReviewQueueQuery extends RecordPageQuery {
@@ -71,8 +95,20 @@ export class ReviewQueueQuery extends RecordPageQuery {
   /** As the Review list's `claim`. */
   @Transform(emptyAsUnset)
   @IsOptional()
-  @IsIn(['unclaimed', 'mine'])
-  claim?: 'unclaimed' | 'mine';
+  @IsIn(CLAIM_FILTERS, oneOf('claim', CLAIM_FILTERS))
+  claim?: ClaimFilter;
+
+  /** As the Review list's `reason`. */
+  @Transform(emptyAsUnset)
+  @IsOptional()
+  @IsIn(REVIEW_CAUSES, oneOf('reason', REVIEW_CAUSES))
+  reason?: ReviewCause;
+
+  /** As the Review list's `sort`. */
+  @Transform(emptyAsUnset)
+  @IsOptional()
+  @IsIn(REVIEW_SORTS, oneOf('sort', REVIEW_SORTS))
+  sort?: ReviewSort;
 }
 
 /** `:id` of a record route: plain decimal digits only (no sign, spaces, hex, exponent or fraction). */
@@ -128,8 +164,57 @@ export class ReviewPageForm {
   _csrf!: string;
 }
 
-/** The review page's resolve form. */
+/** The review page's resolve form: the Outcome chosen (empty until one is), and the version of the case shown. */
 export class ReviewPageResolveForm extends ReviewPageForm {
-  @IsOutcomeValue()
-  resolution!: string;
+  /** Checked by the page, which answers an empty or unknown one with the case and what to do. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  resolution?: string;
+
+  /** The record's last update (ms) as the page showed it: a case that changed since is shown again, not resolved. */
+  @IsOptional()
+  @Transform(({ value }) => (typeof value === 'string' && /^[0-9]{1,16}$/.test(value) ? Number(value) : value))
+  @IsInt({ message: 'seen must be the version of the case the page showed (a whole number)' })
+  seen?: number;
+
+  /** `1` (the keyboard path): after resolving, open the next unclaimed case. */
+  @IsOptional()
+  @IsIn(['', '1'])
+  advance?: '' | '1';
+}
+
+/** What the last action on the record page did, shown on the page it redirects to (post, redirect, get). */
+export const RECORD_PAGE_DONE = ['claimed', 'renewed', 'released', 'resolved'] as const;
+
+/** `GET /judgment/desk/records/:id?done=` */
+export class ReviewRecordQuery {
+  @IsOptional()
+  @IsIn(RECORD_PAGE_DONE)
+  done?: (typeof RECORD_PAGE_DONE)[number];
+
+  /** The case resolved just before this one (the keyboard path's auto-advance), to confirm it here. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  resolved?: number;
+}
+
+/** `GET /judgment/desk/next?after=&claim=unclaimed&resolved=`: the next case in the queue after `after`. */
+export class NextCaseQuery {
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  after!: number;
+
+  @IsOptional()
+  @IsIn(['unclaimed'])
+  claim?: 'unclaimed';
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  resolved?: number;
 }

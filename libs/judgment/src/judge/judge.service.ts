@@ -12,6 +12,15 @@ import {
   type LimitMode,
 } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
+import {
+  NOTHING_PAID,
+  type PaidRound,
+  type RoundCost,
+  addPaid,
+  paidForFailure,
+  paidUsage,
+  roundCost,
+} from '../engines/pricing/round-cost';
 import { EngineCallInterrupted, EngineFailed, EngineRateLimitDeferred, InvalidJudgment } from '../errors';
 import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
@@ -144,7 +153,8 @@ export class Judge implements Attempter {
       // Every answer was paid for in an earlier run whose recording failed: recorded now, the Engine is not asked.
       const answers = declaredAnswers(attempt.questions, given);
       const assessment = Assessment.fromAnswers(judgment, attempt.questions, answers, paidProvenance(earlier), link);
-      return this.answered(judgment, attempt, assessment, link, cacheKey);
+      const costed = { ...attempt, cost: this.recordCost(attempt, NOTHING_PAID, earlier) };
+      return this.answered(judgment, costed, assessment, link, cacheKey);
     }
     if (cacheKey && !earlier) {
       const hit = await this.cache.get(cacheKey);
@@ -158,8 +168,10 @@ export class Judge implements Attempter {
 
     let response: unknown;
     let assessment: Assessment<J>;
+    let paidNow: PaidRound = NOTHING_PAID;
     try {
       response = await this.askEngine(attempt, request);
+      paidNow = this.paidRound(attempt, paidUsage(provenanceOf(response)?.details.usage));
       const merged = earlier ? withEarlier(response, given, earlier) : response;
       assessment = readAnswers(judgment, attempt.questions, merged as EngineResponse, {
         recording: link,
@@ -167,6 +179,10 @@ export class Judge implements Attempter {
       });
     } catch (error) {
       const interrupted = error instanceof EngineRateLimitDeferred || error instanceof EngineCallInterrupted;
+      // What a round that returned nothing paid for, on the cost metric now (a response the Judge refused was
+      // counted when it came back).
+      if (response === undefined) paidNow = this.paidRound(attempt, paidForFailure(error));
+      const rejected = provenanceOf(response);
       // Not an attempt (a queued job's call the rate limit refused, a retry wait the shutdown cancelled): the answers
       // of before stay for the next one.
       if (interrupted && earlier && kept) this.partials.keep(kept, earlier);
@@ -174,7 +190,8 @@ export class Judge implements Attempter {
       // Classified by where it came from, not its type: fetch reports an outage as TypeError, JSON.parse as SyntaxError.
       // Provenance is kept only when the Engine returned a response that the Judge itself rejected.
       const failure = EngineFailed.wrap(attempt.name, error);
-      return this.failed(judgment, attempt, failure, provenanceOf(response), {
+      const costed = { ...attempt, cost: this.recordCost(attempt, paidNow, earlier) };
+      return this.failed(judgment, costed, failure, rejected, {
         earlier: earlier ?? null,
         given,
         key: keyOf,
@@ -182,7 +199,8 @@ export class Judge implements Attempter {
     }
     // A fresh round of a real Engine (not a cache hit, not scripted answers): the signal-collapse guard watches it.
     if (!attempt.chosen.scripted) await this.signal.observe(assessment);
-    return this.answered(judgment, attempt, assessment, link, cacheKey);
+    const costed = { ...attempt, cost: this.recordCost(attempt, paidNow, earlier) };
+    return this.answered(judgment, costed, assessment, link, cacheKey);
   }
 
   /** Records, announces, logs and caches an answered attempt. */
@@ -280,6 +298,58 @@ export class Judge implements Attempter {
     });
   }
 
+  /**
+   * What a round asked now paid for, its cost added to the `judgment.cost` metric (by Judgment, connection and
+   * currency) once, when it is known: whether or not the round is recorded, and never again on a retry.
+   */
+  private paidRound(attempt: Attempt, paid: PaidRound): PaidRound {
+    if (attempt.chosen.scripted) return paid;
+    const cost = roundCost(attempt.connection, this.engines.price(attempt.connection), paid);
+    if (cost.amount !== null) {
+      judgmentInstruments().cost.add(cost.amount, {
+        'judgment.name': attempt.name,
+        'judgment.connection': attempt.connection,
+        'judgment.currency': cost.currency as string,
+      });
+    }
+    return paid;
+  }
+
+  /**
+   * The cost the attempt's record holds: what its own round paid for, and what a round of `earlier` answers paid for
+   * when no record holds it (its write failed, so the answers were kept to record now); answers reused from an
+   * earlier record are that record's cost, not this one's. Scripted answers (a test double) have none.
+   */
+  private recordCost(
+    attempt: Attempt,
+    paidNow: PaidRound,
+    earlier: PaidAnswers | undefined,
+    note: string | null = null,
+  ): RoundCost {
+    if (attempt.chosen.scripted) {
+      return {
+        amount: null,
+        currency: null,
+        basis: {
+          connection: attempt.connection,
+          inputTokens: null,
+          outputTokens: null,
+          requests: null,
+          price: null,
+          note: 'Scripted answers (a test double): nothing was asked or paid for.',
+        },
+      };
+    }
+    const unrecorded = earlier !== undefined && (earlier.record ?? null) === null;
+    const paid = unrecorded ? addPaid(paidNow, paidUsage(earlier.provenance.details.usage)) : paidNow;
+    const why = unrecorded
+      ? 'Includes the round of earlier answers, recorded here because their own record was not written.'
+      : earlier
+        ? `Answers reused from record #${earlier.record} are that record's cost.`
+        : note;
+    return roundCost(attempt.connection, this.engines.price(attempt.connection), paid, why);
+  }
+
   /** Writing an attempt's record, in a span with the database conventions' attributes. */
   private recording<T>(write: () => Promise<T>): Promise<T> {
     if (!this.rows.persistence.enabled) return write();
@@ -372,7 +442,8 @@ export class Judge implements Attempter {
     const provenance = new Provenance(hit.engine, hit.model, hit.requestId, {}, hit.questionModels ?? {});
     const link = this.linkFor(judgment, attempt, false);
     const assessment = Assessment.fromAnswers(judgment, attempt.questions, hit.answers, provenance, link);
-    const record = await this.recording(() => link.recordAnswered(attempt, assessment, hit.recordId));
+    const cost = this.recordCost(attempt, NOTHING_PAID, undefined, 'Answered from the cache: nothing was asked.');
+    const record = await this.recording(() => link.recordAnswered({ ...attempt, cost }, assessment, hit.recordId));
     judgmentInstruments().assessments.add(1, { 'judgment.name': attempt.name, 'judgment.status': 'cached' });
     this.answers.assessed(assessment, link);
     await this.events.emit(new AssessmentCompleted(judgment, assessment, record));
@@ -404,8 +475,10 @@ export class Judge implements Attempter {
       this.attempts.failed(attempt, error, recorded, paid ? declaredAnswers(attempt.questions, answers) : null),
     );
     if (paid) {
-      // A retry of the same Judgment asks only the other Questions: here, or from a queued job's progress.
-      error.answered = { ...paid, record: record?.id ?? null };
+      // A retry of the same Judgment asks only the other Questions: here, or from a queued job's progress. When no
+      // record holds this round, its answers carry what it paid for, for the record that holds them later.
+      const carried = record === null ? carryingCost(paid.provenance, attempt.cost) : paid.provenance;
+      error.answered = { ...paid, provenance: carried, record: record?.id ?? null };
       const key = paidSoFar.key();
       if (key) this.partials.keep(key, plainPaidAnswers(error.answered));
     }
@@ -447,6 +520,23 @@ function checkedCacheFor(name: string, seconds: unknown): number | null {
   throw new InvalidJudgment(
     `${name}.cacheFor() must return a finite number of seconds ≥ 0, or null for no caching; got ${String(seconds)}.`,
   );
+}
+
+/**
+ * `provenance` with `details.usage` set to what a round that no record holds paid for (its cost's counts: the answers
+ * read, the answers refused and an earlier unrecorded round), so the record that holds its answers later holds that
+ * cost too. Unchanged when the payment is not known.
+ */
+function carryingCost(provenance: Provenance, cost: RoundCost | null | undefined): Provenance {
+  const basis = cost?.basis;
+  if (!basis || basis.requests === null) return provenance;
+  const usage = {
+    ...(basis.inputTokens === null ? {} : { input_tokens: basis.inputTokens }),
+    ...(basis.outputTokens === null ? {} : { output_tokens: basis.outputTokens }),
+    requests: basis.requests,
+  };
+  const { engine, model, requestId, details, questionModels } = provenance;
+  return new Provenance(engine, model, requestId, { ...details, usage }, questionModels);
 }
 
 /** The Provenance of what an Engine returned, when it returned something carrying one. */

@@ -1,5 +1,6 @@
 import type { ReviewCause, ReviewReason } from '../assessment/awaiting-review';
 import type { DecisionTrace } from '../decision/decision-trace';
+import type { CostBasis } from '../engines/pricing/round-cost';
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { AWAITING_REVIEW, DEADLINE_PENDING, UNASSESSED } from './record-indexes';
 
@@ -15,6 +16,21 @@ import { AWAITING_REVIEW, DEADLINE_PENDING, UNASSESSED } from './record-indexes'
   where: AWAITING_REVIEW,
 })
 @Index('judgment_assessments_review_deadline_index', ['reviewDeadlineAt'], { where: DEADLINE_PENDING })
+@Index('judgment_assessments_awaiting_deadline_index', ['reviewDeadlineAt', 'id'], { where: AWAITING_REVIEW })
+@Index('judgment_assessments_awaiting_margin_index', ['decisionMargin', 'id'], { where: AWAITING_REVIEW })
+@Index('judgment_assessments_awaiting_judgment_deadline_index', ['judgment', 'reviewDeadlineAt', 'id'], {
+  where: AWAITING_REVIEW,
+})
+@Index('judgment_assessments_awaiting_judgment_margin_index', ['judgment', 'decisionMargin', 'id'], {
+  where: AWAITING_REVIEW,
+})
+@Index('judgment_assessments_awaiting_cause_index', ['reviewCause', 'id'], { where: AWAITING_REVIEW })
+@Index('judgment_assessments_awaiting_cause_deadline_index', ['reviewCause', 'reviewDeadlineAt', 'id'], {
+  where: AWAITING_REVIEW,
+})
+@Index('judgment_assessments_awaiting_cause_margin_index', ['reviewCause', 'decisionMargin', 'id'], {
+  where: AWAITING_REVIEW,
+})
 export class AssessmentRecord {
   @PrimaryGeneratedColumn()
   id!: number;
@@ -73,6 +89,22 @@ export class AssessmentRecord {
   @Column({ name: 'cached_from_id', type: 'integer', nullable: true })
   cachedFromId!: number | null;
 
+  /**
+   * What the rounds this record is the first to hold cost, in `costCurrency`: its own round (0 for a cache hit or for
+   * answers reused from an earlier record, which holds their cost). Null when the connection declares no `price`, or
+   * what was paid is not known (see `costBasis.note`); never made up.
+   */
+  @Column({ type: 'numeric', precision: 24, scale: 12, nullable: true, transformer: { to: same, from: decimal } })
+  cost!: number | null;
+
+  /** The currency of `cost` (the connection's `price.currency`), or null. */
+  @Column({ name: 'cost_currency', type: 'varchar', length: 16, nullable: true })
+  costCurrency!: string | null;
+
+  /** How `cost` was reached (token counts, requests, the price) or why it is null; null on records from before. */
+  @Column({ name: 'cost_basis', type: 'json', nullable: true })
+  costBasis!: CostBasis | null;
+
   /** The registered name of the Decision last applied. */
   @Column({ type: 'varchar', length: 255, nullable: true })
   decision!: string | null;
@@ -94,6 +126,13 @@ export class AssessmentRecord {
   /** How the automatic Outcome was reached (the rule that fired, answers read, thresholds compared); null before. */
   @Column({ name: 'decision_trace', type: 'json', nullable: true })
   decisionTrace!: DecisionTrace | null;
+
+  /**
+   * The least |value − threshold| of the comparisons the Decision made (decisionMargin): small is a close call. The
+   * review desk lists the least confident cases first by it. Null when no threshold was compared.
+   */
+  @Column({ name: 'decision_margin', type: 'double precision', nullable: true })
+  decisionMargin!: number | null;
 
   @Column({ name: 'review_requested_at', type: Date, nullable: true })
   reviewRequestedAt!: Date | null;
@@ -128,6 +167,14 @@ export class AssessmentRecord {
 
   @Column({ name: 'claim_holder_id', type: 'varchar', length: 255, nullable: true })
   claimHolderId!: string | null;
+
+  /**
+   * When the claim holder took the claim (kept through renewals, cleared on release): with `resolved_at`, the time the
+   * reviewer spent on the case when the holder resolves it. Null when unclaimed, and on records claimed before it was
+   * kept (migration 1765500000000).
+   */
+  @Column({ name: 'claimed_at', type: Date, nullable: true })
+  claimedAt!: Date | null;
 
   /** When the claim's lease ends; after it the record is free to claim again. */
   @Column({ name: 'claim_expires_at', type: Date, nullable: true })
@@ -189,8 +236,28 @@ export class AssessmentRecord {
     return { holder: { type: this.claimHolderType, id: this.claimHolderId }, expiresAt };
   }
 
+  /**
+   * Seconds the resolver spent on the case: from taking the claim to the Resolution, when the resolver held the claim
+   * (a Resolution without a claim, over someone else's, or by the deadline has none). Null otherwise.
+   */
+  reviewSeconds(): number | null {
+    if (this.resolvedAt === null || this.claimedAt === null) return null;
+    if (this.claimHolderType !== this.resolverType || this.claimHolderId !== this.resolverId) return null;
+    const ms = new Date(this.resolvedAt).getTime() - new Date(this.claimedAt).getTime();
+    return ms < 0 ? null : Math.round(ms / 1000);
+  }
+
   /** Sampled for an audit and not yet audited. */
   isAwaitingAudit(): boolean {
     return this.auditRequestedAt !== null && this.auditedAt === null;
   }
+}
+
+function same(value: unknown): unknown {
+  return value;
+}
+
+/** A numeric column as a number (PostgreSQL returns numeric as a string, to keep its digits). */
+function decimal(value: unknown): number | null {
+  return value === null || value === undefined ? null : Number(value);
 }

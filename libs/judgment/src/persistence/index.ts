@@ -8,6 +8,9 @@ import { Timestamptz1765000000000 } from './migrations/1765000000000-timestamptz
 import { ReviewDeskIndexes1765100000000 } from './migrations/1765100000000-review-desk-indexes';
 import { ReviewCause1765250000000 } from './migrations/1765250000000-review-cause';
 import { OutcomeTypeNamesTheEnum1765300000000 } from './migrations/1765300000000-outcome-type-names-the-enum';
+import { ClaimedAt1765500000000 } from './migrations/1765500000000-claimed-at';
+import { ReviewTriage1765510000000 } from './migrations/1765510000000-review-triage';
+import { RoundCost1765520000000 } from './migrations/1765520000000-round-cost';
 import { PartitionedAssessments1765800000000 } from './migrations/1765800000000-partitioned-assessments';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
@@ -28,6 +31,9 @@ export const judgmentMigrations = withPartitioned([
   ReviewDeskIndexes1765100000000,
   ReviewCause1765250000000,
   OutcomeTypeNamesTheEnum1765300000000,
+  ClaimedAt1765500000000,
+  ReviewTriage1765510000000,
+  RoundCost1765520000000,
 ]);
 
 /**

@@ -5,6 +5,7 @@ import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { Assessment } from '../assessment/assessment';
 import type { DecisionTrace } from '../decision/decision-trace';
+import type { RoundCost } from '../engines/pricing/round-cost';
 import type { ReviewReason } from '../assessment/awaiting-review';
 import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
@@ -40,6 +41,8 @@ export interface DecisionColumns {
   readonly outcomeType: string | null;
   readonly outcome: string;
   readonly decisionTrace: DecisionTrace | null;
+  /** decisionMargin(decisionTrace): the least |value − threshold| compared; null when none was. */
+  readonly decisionMargin: number | null;
 }
 
 /** What is known about one attempt before the Engine is asked: the columns every record of it shares. */
@@ -53,6 +56,8 @@ export interface AttemptContext {
   readonly missingEvidencePaths?: readonly UnresolvedEvidencePath[];
   /** The Subject's reference, when read before asking (`checkedSubject`); else it is read when recording. */
   readonly subject?: EntityReference | null;
+  /** What the rounds the record is the first to hold cost (`cost`, `cost_currency`, `cost_basis`); unset: null. */
+  readonly cost?: RoundCost | null;
   /** Where the attempt stands in its Judgment's escalation cascade (noted on the record), or null without one. */
   readonly cascade?: CascadeStep | null;
 }
@@ -222,7 +227,13 @@ export class RecordWriter {
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
     return this.updateIf(
       id,
-      { claimHolderType: holder.type, claimHolderId: holder.id, claimExpiresAt: expiresAt },
+      {
+        claimHolderType: holder.type,
+        claimHolderId: holder.id,
+        claimExpiresAt: expiresAt,
+        // A new claim starts now; the holder's own live claim, extended, keeps its start.
+        claimedAt: () => `CASE WHEN ${LIVE_AND_HELD_BY} AND claimed_at IS NOT NULL THEN claimed_at ELSE :now END`,
+      },
       [AWAITING_REVIEW, mode === 'claim' ? FREE_OR_HELD_BY : LIVE_AND_HELD_BY],
       { now: new Date(), holderType: holder.type, holderId: holder.id },
     );
@@ -235,7 +246,7 @@ export class RecordWriter {
   ): Promise<{ written: boolean; record: AssessmentRecord | null }> {
     return this.updateIf(
       id,
-      { claimHolderType: null, claimHolderId: null, claimExpiresAt: null },
+      { claimHolderType: null, claimHolderId: null, claimExpiresAt: null, claimedAt: null },
       [AWAITING_REVIEW, HELD_BY],
       { holderType: holder.type, holderId: holder.id },
     );
@@ -478,6 +489,9 @@ export class RecordWriter {
       untrustedPaths: [...attempt.evidence.untrustedPaths],
       language: attempt.language,
       questionsFingerprint: attempt.questionsFingerprint,
+      ...(attempt.cost
+        ? { cost: attempt.cost.amount, costCurrency: attempt.cost.currency, costBasis: attempt.cost.basis }
+        : {}),
       ...columns,
       ...this.missingPathsColumn(attempt, columns.provenanceDetails ?? null),
     });

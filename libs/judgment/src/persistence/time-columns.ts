@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { AssessmentRecord } from './assessment-record.entity';
 
-/** The time columns of `judgment_assessments`: `timestamptz` on PostgreSQL (migration 1765000000000). */
+/** The time columns of `judgment_assessments`: `timestamptz` on PostgreSQL (migrations 1765000000000, 1765500000000). */
 export const TIME_COLUMNS = [
   'review_requested_at',
   'resolved_at',
@@ -11,6 +11,7 @@ export const TIME_COLUMNS = [
   'audited_at',
   'claim_expires_at',
   'review_deadline_at',
+  'claimed_at',
 ] as const;
 
 /**

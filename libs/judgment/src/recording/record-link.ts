@@ -3,7 +3,7 @@ import type { Assessment, Decider, DecisionRecording } from '../assessment/asses
 import { AwaitingReview, type Decided, type ReviewReason } from '../assessment/awaiting-review';
 import type { DecisionPlan } from '../decision/decision-plan';
 import { applyTracedDecision } from '../decision/apply-decision';
-import type { DecisionTrace } from '../decision/decision-trace';
+import { type DecisionTrace, decisionMargin } from '../decision/decision-trace';
 import { type Decision, type DecisionMetadata, decisionMetadata } from '../decision/decision.decorator';
 import { decisionThresholds, withThresholds } from '../decision/thresholds';
 import type { CascadeStep, CascadeTier } from '../definition/cascade';
@@ -301,6 +301,7 @@ export class RecordLink implements DecisionRecording {
       outcomeType: metadata.outcomeType,
       outcome: String(outcome),
       decisionTrace: { ...trace, ...escalated },
+      decisionMargin: decisionMargin(trace),
     };
     const entering = {
       review: entersReview ? plan.reason : null,

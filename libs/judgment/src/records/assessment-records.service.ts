@@ -11,7 +11,7 @@ import { ReviewAccess } from '../review/review-access';
 import { type ClaimOptions, ReviewClaims } from '../review/review-claims.service';
 import { ReviewDeadlines } from '../review/review-deadlines.service';
 import { ReviewResolver } from '../review/review-resolver.service';
-import { type RecordFilter, RecordQueries } from './record-queries.service';
+import { type RecordFilter, RecordQueries, type ReviewListFilter } from './record-queries.service';
 import { RecordRetention } from './record-retention.service';
 import { Replay } from './replay.service';
 
@@ -99,9 +99,19 @@ export class AssessmentRecords {
     return this.deadlines.expireDue();
   }
 
-  /** Records in Review and not yet resolved. */
-  awaitingReview(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
+  /** Records in Review and not yet resolved: oldest first, or by `sort` (nearest deadline, least confident). */
+  awaitingReview(filter: ReviewListFilter = {}): Promise<AssessmentRecord[]> {
     return this.queries.awaitingReview(filter);
+  }
+
+  /** How many records await Review, by Judgment name (Judgments with none are left out). */
+  backlog(): Promise<Record<string, number>> {
+    return this.queries.backlog();
+  }
+
+  /** The Subjects of records (one query per entity type), by record id; null where a Subject is gone or unknown. */
+  subjects(records: readonly AssessmentRecord[]): Promise<Map<number, object | null>> {
+    return this.queries.subjects(records);
   }
 
   /** Automatic Outcomes sampled for an audit and not yet audited (listed apart from Reviews). */

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { Between, type FindOptionsOrder, type FindOptionsWhere, IsNull, MoreThan, Not, Raw } from 'typeorm';
+import { Between, type FindOptionsOrder, type FindOptionsWhere, In, IsNull, MoreThan, Not, Raw } from 'typeorm';
+import { REVIEW_CAUSES, type ReviewCause } from '../assessment/awaiting-review';
 import { type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
 import { cascadeStepOf } from '../definition/cascade';
 import { InvalidRecordQuery } from '../errors';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
-import { entityReference, isEntity } from '../persistence/entity-reference';
+import { entityReference, findByKey, isEntity } from '../persistence/entity-reference';
 import { RecordWriter } from '../persistence/record.writer';
 import type { Reviewer } from '../persistence/reviewer';
 import { ReviewAccess } from '../review/review-access';
@@ -54,6 +55,27 @@ export interface AutomaticAnswers {
   readonly wrong: boolean | null;
 }
 
+/** The orders of the Review list: oldest first (by id), nearest deadline first, least confident first. */
+export const REVIEW_SORTS = ['age', 'deadline', 'confidence'] as const;
+export type ReviewSort = (typeof REVIEW_SORTS)[number];
+
+/** The filters and order of the Review list (awaitingReview). */
+export interface ReviewListFilter extends RecordFilter {
+  /**
+   * `age` (default): oldest first, by id. `deadline`: the nearest deadline first, records without one last.
+   * `confidence`: the least confident first (smallest decisionMargin), records without a margin last. Every order
+   * pages with `after` = the last id of the previous page (`offset` only with `age`).
+   */
+  sort?: ReviewSort;
+  /** Only records in Review for this cause: `band`, `drift`, `collapse`. */
+  reason?: ReviewCause;
+  /** Only records someone other than this reviewer holds a live claim on. */
+  claimedByOthers?: Reviewer;
+}
+
+/** The column each keyed sort of the Review list reads (then id). */
+const SORT_KEYS = { deadline: 'reviewDeadlineAt', confidence: 'decisionMargin' } as const;
+
 /** Finds `judgment_assessments` records: by id, in Review, answered or not, of a Subject. */
 /** A bound on the tiers followed when reading a cascade's path (no cascade is that long). */
 const MAX_TIERS = 20;
@@ -65,9 +87,110 @@ export class RecordQueries {
     private readonly access: ReviewAccess,
   ) {}
 
-  /** Records in Review and not yet resolved (a partial index of those rows serves this list). */
-  awaitingReview(filter: RecordFilter = {}): Promise<AssessmentRecord[]> {
-    return this.query({ reviewRequestedAt: Not(IsNull()), resolvedAt: IsNull() }, filter, 'ASC', true);
+  /**
+   * Records in Review and not yet resolved, in the filter's order. Partial indexes of those rows serve each order,
+   * alone or after a Judgment or reason filter, so a page is one index range read at any depth (`after`).
+   */
+  async awaitingReview(filter: ReviewListFilter = {}): Promise<AssessmentRecord[]> {
+    const { sort = 'age', reason } = filter;
+    if (!REVIEW_SORTS.includes(sort)) {
+      throw new InvalidRecordQuery(`The sort must be one of ${REVIEW_SORTS.join(', ')}; got ${String(sort)}.`);
+    }
+    if (reason !== undefined && !REVIEW_CAUSES.includes(reason)) {
+      throw new InvalidRecordQuery(`The reason must be one of ${REVIEW_CAUSES.join(', ')}; got ${String(reason)}.`);
+    }
+    const page = checkPage(filter);
+    const where: FindOptionsWhere<AssessmentRecord> = {
+      reviewRequestedAt: Not(IsNull()),
+      resolvedAt: IsNull(),
+      ...this.claimConditions(filter),
+    };
+    // The leading column of the index read: the Judgment, else the reason, as a range ordered by it (see query()).
+    let lead: 'judgment' | 'reviewCause' | null = null;
+    if (filter.judgment !== undefined) {
+      const name = typeof filter.judgment === 'string' ? filter.judgment : judgmentName(filter.judgment);
+      where.judgment = Between(name, name);
+      lead = 'judgment';
+    }
+    if (reason !== undefined) {
+      where.reviewCause = lead === null ? Between(reason, reason) : reason;
+      lead ??= 'reviewCause';
+    }
+    if (filter.subject !== undefined) {
+      const subject = this.subjectConditions(filter.subject);
+      if (subject === null) return [];
+      Object.assign(where, subject);
+    }
+    const repository = this.rows.repository();
+    const key = sort === 'age' ? null : SORT_KEYS[sort];
+    const order = (keyed: boolean): FindOptionsOrder<AssessmentRecord> => ({
+      ...(lead === null ? {} : { [lead]: 'ASC' }),
+      ...(keyed && key !== null ? { [key]: 'ASC' } : {}),
+      id: 'ASC',
+    });
+    if (key === null) {
+      if (page.after !== undefined) where.id = MoreThan(page.after);
+      return repository.find({ where, order: order(false), take: page.limit, skip: page.offset });
+    }
+    if (page.offset !== undefined) {
+      throw new InvalidRecordQuery(
+        `The offset pages only the age order; page the ${sort} order with after: <the last id of the previous page>.`,
+      );
+    }
+    // Keyset over (key, id), records without a key last: those with one past the cursor, then those without. The
+    // cursor record's key is read inside the statement (one round trip); one deleted since counts as without a key.
+    const cursorKey = `(${repository
+      .createQueryBuilder('cursor')
+      .select(`cursor.${key}`)
+      .where('cursor.id = :cursorId')
+      .getQuery()})`;
+    const keyed: FindOptionsWhere<AssessmentRecord> = { ...where, [key]: Not(IsNull()) };
+    if (page.after !== undefined) {
+      keyed.id = Raw((id) => `(${sibling(id, key)}, ${id}) > (${cursorKey}, :cursorId)`, { cursorId: page.after });
+    }
+    const found = await repository.find({ where: keyed, order: order(true), take: page.limit });
+    if (found.length < page.limit) {
+      const unkeyed: FindOptionsWhere<AssessmentRecord> = { ...where, [key]: IsNull() };
+      if (page.after !== undefined) {
+        // Past a cursor without a key: the records without one after it; past one with a key: all of them.
+        unkeyed.id = Raw((id) => `${id} > CASE WHEN ${cursorKey} IS NULL THEN :cursorId ELSE 0 END`, {
+          cursorId: page.after,
+        });
+      }
+      found.push(...(await repository.find({ where: unkeyed, order: order(false), take: page.limit - found.length })));
+    }
+    return found;
+  }
+
+  /**
+   * The Subjects of `records`, loaded in one query per entity (by the key each record stored); a record whose
+   * Subject is gone, or of a type the DataSource does not know, maps to null.
+   */
+  async subjects(records: readonly AssessmentRecord[]): Promise<Map<number, object | null>> {
+    const subjects = new Map<number, object | null>(records.map((record) => [record.id, null]));
+    const dataSource = this.rows.dataSource();
+    if (dataSource === null) return subjects;
+    const byType = new Map<string, AssessmentRecord[]>();
+    for (const record of records) {
+      if (record.subjectType === null || record.subjectId === null) continue;
+      byType.set(record.subjectType, [...(byType.get(record.subjectType) ?? []), record]);
+    }
+    for (const [type, ofType] of byType) {
+      const metadata = dataSource.entityMetadatas.find((entity) => entity.name === type);
+      if (!metadata) continue;
+      if (metadata.primaryColumns.length !== 1) {
+        for (const record of ofType) subjects.set(record.id, await findByKey(dataSource, metadata, record.subjectId!));
+        continue;
+      }
+      const primary = metadata.primaryColumns[0];
+      const keys = [...new Set(ofType.map((record) => record.subjectId!))];
+      const loaded = await dataSource
+        .getRepository(metadata.target)
+        .findBy(primary.createValueMap(In(keys)) as FindOptionsWhere<object>);
+      const byKey = new Map(loaded.map((entity) => [String(primary.getEntityValue(entity)), entity as object]));
+      for (const record of ofType) subjects.set(record.id, byKey.get(record.subjectId!) ?? null);
+    }
+    return subjects;
   }
 
   /** Automatic Outcomes sampled for an audit and not yet audited (listed apart from Reviews). */
@@ -130,12 +253,7 @@ export class RecordQueries {
       .addSelect('COUNT(*)', 'count')
       .addSelect('MIN(record.created_at)', 'first')
       .where('record.judgment = :judgment', { judgment })
-      .andWhere('record.created_at >= :since', { since })
-      .andWhere('record.outcome IS NOT NULL')
-      .andWhere('record.decision IS NOT NULL')
-      .andWhere('record.model IS NOT NULL')
-      .andWhere('record.review_requested_at IS NULL')
-      .andWhere('record.failure_type IS NULL')
+      .andWhere(AUTOMATIC_SINCE, { since })
       .groupBy('record.decision')
       .addGroupBy('record.decision_version')
       .addGroupBy('record.questions_fingerprint')
@@ -181,12 +299,7 @@ export class RecordQueries {
         ])
         .where('record.judgment = :judgment', { judgment })
         .andWhere('record.id > :after', { after })
-        .andWhere('record.created_at >= :since', { since })
-        .andWhere('record.outcome IS NOT NULL')
-        .andWhere('record.decision IS NOT NULL')
-        .andWhere('record.model IS NOT NULL')
-        .andWhere('record.review_requested_at IS NULL')
-        .andWhere('record.failure_type IS NULL')
+        .andWhere(AUTOMATIC_SINCE, { since })
         .orderBy('record.id', 'ASC')
         .take(MAX_RECORD_LIMIT)
         .getMany();
@@ -257,27 +370,48 @@ export class RecordQueries {
       where.judgment = byJudgment ? Between(name, name) : name;
     }
     if (filter.subject !== undefined) {
-      const dataSource = this.rows.dataSource();
-      if (!isEntity(dataSource, filter.subject)) {
-        throw new InvalidRecordQuery(
-          'The subject filter must be an instance of a TypeORM entity the DataSource knows.',
-        );
-      }
-      const subject = entityReference(dataSource, filter.subject);
-      if (!subject) return []; // an unsaved entity has no records
-      where.subjectType = subject.type;
-      where.subjectId = subject.id;
+      const subject = this.subjectConditions(filter.subject);
+      if (subject === null) return []; // an unsaved entity has no records
+      Object.assign(where, subject);
     }
     Object.assign(where, this.claimConditions(filter));
     const sort: FindOptionsOrder<AssessmentRecord> = byJudgment ? { judgment: order, id: order } : { id: order };
     return this.rows.repository().find({ where, order: sort, take: page.limit, skip: page.offset });
   }
 
+  /** The Subject filter's columns, or null for an unsaved entity (no records); InvalidRecordQuery for a non-entity. */
+  private subjectConditions(value: object): FindOptionsWhere<AssessmentRecord> | null {
+    const dataSource = this.rows.dataSource();
+    if (!isEntity(dataSource, value)) {
+      throw new InvalidRecordQuery('The subject filter must be an instance of a TypeORM entity the DataSource knows.');
+    }
+    const subject = entityReference(dataSource, value);
+    return subject === null ? null : { subjectType: subject.type, subjectId: subject.id };
+  }
+
   /** The claim filters: unclaimed (no lease, or one that ran out), or held by one reviewer now. */
   private claimConditions(filter: RecordFilter): FindOptionsWhere<AssessmentRecord> {
     const now = new Date();
-    if (filter.unclaimed && filter.claimedBy !== undefined) {
-      throw new InvalidRecordQuery('The filters unclaimed and claimedBy exclude each other: pass one of them.');
+    const claimFilters = [filter.unclaimed ? 'unclaimed' : null, filter.claimedBy ? 'claimedBy' : null];
+    const others = (filter as ReviewListFilter).claimedByOthers;
+    if (others !== undefined) claimFilters.push('claimedByOthers');
+    const given = claimFilters.filter(Boolean);
+    if (given.length > 1) {
+      throw new InvalidRecordQuery(`The filters ${given.join(' and ')} exclude each other: pass one of them.`);
+    }
+    if (others !== undefined) {
+      // Written so PostgreSQL cannot estimate them from the whole table's statistics: there most rows have no claim
+      // (null), so it takes a live claim by someone else for a rarity among the awaiting records (where they are
+      // common) and sorts every awaiting record instead of walking the order's index (200+ ms at 1,000,000 records).
+      const holder = this.access.reviewerReference(others);
+      return {
+        claimExpiresAt: Raw((expires) => `COALESCE(${expires}, :claimEpoch) > :now`, { claimEpoch: new Date(0), now }),
+        claimHolderType: Raw(
+          (type) =>
+            `(COALESCE(${type}, '') <> :otherType OR COALESCE(${sibling(type, 'claimHolderId')}, '') <> :otherId)`,
+          { otherType: holder.type, otherId: holder.id },
+        ),
+      };
     }
     if (filter.unclaimed) {
       // Claims set and clear holder and expiry together, so a null expiry is an unclaimed record.
@@ -289,7 +423,20 @@ export class RecordQueries {
   }
 }
 
+/**
+ * The property `property` of the same alias as `path`: TypeORM hands a Raw condition `Alias.propertyPath` and turns
+ * each such path into the quoted column when it builds the SQL.
+ */
+function sibling(path: string, property: string): string {
+  return path.replace(/\.[^.]+$/, `.${property}`);
+}
+
 /** The page a filter asks for, checked: InvalidRecordQuery names the field that is wrong and what it accepts. */
+/** Records since `:since` decided automatically: an Outcome from a Decision and a model, never sent to Review, no failure. */
+const AUTOMATIC_SINCE =
+  'record.created_at >= :since AND record.outcome IS NOT NULL AND record.decision IS NOT NULL AND ' +
+  'record.model IS NOT NULL AND record.review_requested_at IS NULL AND record.failure_type IS NULL';
+
 function checkPage(filter: RecordFilter): { limit: number; after?: number; offset?: number } {
   const { limit = DEFAULT_RECORD_LIMIT, after, offset } = filter;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECORD_LIMIT) {

@@ -1,5 +1,6 @@
 import type { ReviewCause } from '../assessment/awaiting-review';
 import type { DecisionTrace } from '../decision/decision-trace';
+import type { CostBasis } from '../engines/pricing/round-cost';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { questionModelsOf } from '../persistence/question-models';
 
@@ -26,6 +27,8 @@ export interface RecordSummary {
   readonly reviewCause: ReviewCause | null;
   /** When the Review resolves to the Decision's onExpiry Outcome; null without a deadline. */
   readonly reviewDeadlineAt: string | null;
+  /** The least |value − threshold| the Decision compared (small: a close call); null when it compared none. */
+  readonly decisionMargin: number | null;
   /** The live claim (holder and lease expiry), or null when nobody holds one. */
   readonly claim: {
     readonly holder: { readonly type: string; readonly id: string };
@@ -68,6 +71,8 @@ export interface RecordDetail extends RecordSummary {
     readonly resolution: string | null;
     readonly resolver: { readonly type: string; readonly id: string } | null;
     readonly resolvedAt: string | null;
+    /** Seconds the resolver spent on the case, from taking the claim to the Resolution; null without a claim. */
+    readonly timeSpentSeconds: number | null;
   } | null;
   /** The audit, when the automatic Outcome was sampled for one; null otherwise. */
   readonly audit: AuditView | null;
@@ -80,6 +85,15 @@ export interface RecordDetail extends RecordSummary {
     readonly details: Record<string, unknown>;
   } | null;
   readonly cachedFromId: number | null;
+  /**
+   * What the record's round cost at its connection's price (`amount` null when unknown or unpriced: `basis.note` says
+   * why); null for a record written before costs were kept.
+   */
+  readonly cost: {
+    readonly amount: number | null;
+    readonly currency: string | null;
+    readonly basis: CostBasis;
+  } | null;
   readonly questionsFingerprint: string;
   readonly evidenceFingerprint: string;
 }
@@ -105,6 +119,7 @@ export function recordSummary(record: AssessmentRecord): RecordSummary {
     reviewRequestedAt: iso(record.reviewRequestedAt),
     reviewCause: record.reviewReasonOf()?.cause ?? null,
     reviewDeadlineAt: iso(record.reviewDeadlineAt),
+    decisionMargin: record.decisionMargin ?? null,
     claim: liveClaim(record),
     createdAt: iso(record.createdAt) as string,
   };
@@ -132,6 +147,7 @@ export function recordDetail(record: AssessmentRecord): RecordDetail {
                 ? { type: record.resolverType, id: record.resolverId }
                 : null,
             resolvedAt: iso(record.resolvedAt),
+            timeSpentSeconds: record.reviewSeconds(),
           },
     audit: auditView(record),
     provenance:
@@ -145,6 +161,10 @@ export function recordDetail(record: AssessmentRecord): RecordDetail {
             details: record.provenanceDetails ?? {},
           },
     cachedFromId: record.cachedFromId,
+    cost:
+      record.costBasis === null
+        ? null
+        : { amount: record.cost, currency: record.costCurrency, basis: record.costBasis },
     questionsFingerprint: record.questionsFingerprint,
     evidenceFingerprint: record.evidenceFingerprint,
   };

@@ -26,6 +26,8 @@ export interface JudgmentInstruments {
   readonly audits: Counter;
   /** Signal collapses begun, by `judgment.connection` and `gen_ai.response.model`. */
   readonly signalCollapses: Counter;
+  /** What paid rounds cost (priced connections only), by `judgment.name`, `judgment.connection`, `judgment.currency`. */
+  readonly cost: Counter;
 }
 
 let provider: MeterProvider | null = null;
@@ -73,6 +75,9 @@ export function judgmentInstruments(): JudgmentInstruments {
     }),
     signalCollapses: meter.createCounter('judgment.signal.collapses', {
       description: "Collapses of an Engine's signal (near-certain answers, low entropy) against its calibration.",
+    }),
+    cost: meter.createCounter('judgment.cost', {
+      description: "What paid Engine rounds cost at the connection's price, in judgment.currency.",
     }),
   };
   return instruments;

@@ -48,6 +48,7 @@ export {
   UnqueueableJudgment,
   InvalidConfiguration,
   InvalidRateLimit,
+  InvalidPrice,
   EngineNotConfigured,
   UnpinnedModel,
 } from '../errors';

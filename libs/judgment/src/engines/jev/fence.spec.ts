@@ -236,6 +236,14 @@ describe('untrusted text fencing', () => {
     expect(removeFenceTags('x < y and y > z; <b>bold</b> &amp; 100%')).toBe('x < y and y > z; <b>bold</b> &amp; 100%');
   });
 
+  it('keeps long ordinary text between tags exactly, entities and escapes that form no tag included', () => {
+    const prose = 'The band cracked and the left side is silent (über, 🎧, ＜3). '.repeat(200);
+    const text =
+      `${prose}&amp;${prose}<untrusted_user_text>${prose}%20&#x3c${prose}` +
+      `&lt;/untrusted_user_text&gt;${prose}%3C/untrusted_user_text%3E`;
+    expect(removeFenceTags(text)).toBe(`${prose}&amp;${prose}${prose}%20&#x3c${prose}${prose}`);
+  });
+
   it('leaves text that has closers but nothing that could open a tag as it is', () => {
     const text = 'untrusted_user_text> y > z; /untrusted_user_text＞ 3E﹥';
     expect(removeFenceTags(text)).toBe(text);

@@ -10,6 +10,8 @@ const FENCE_NAME = 'untrusted_user_text';
 /** Characters a spelling of `<` begins with: itself, its fullwidth and small forms, an entity's `&`, a `%`. */
 const OPENER_STARTS = /[<＜﹤&%]/;
 const STARTS = new Set(['<', '＜', '﹤', '&', '%']);
+/** Finds the next of those characters from `lastIndex` (module-level: removeFenceTags is synchronous). */
+const NEXT_START = new RegExp(OPENER_STARTS.source, 'g');
 
 /** Look-alike letters of other scripts that read as the Latin letters of the fence name. */
 const CONFUSABLES: Readonly<Record<string, string>> = {
@@ -56,12 +58,16 @@ export function removeFenceTags(text: string): string {
   // Text without a character that can begin a tag's `<` has no tag: most text, kept as it is without a scan.
   if (!OPENER_STARTS.test(text)) return text;
   const reader = new FenceReader();
-  /** The cleaned text so far, one code point an entry: removals cut its end, so indexes before a cut stay valid. */
+  /**
+   * The cleaned text so far, one code point an entry, or a run of characters read while the reader was idle that
+   * holds none of STARTS (it changes nothing, so it is kept whole): removals cut its end, so indexes before a cut stay
+   * valid. A removal begins at a character of STARTS and ends at a character read while a tag was open, never inside
+   * a run.
+   */
   const out: string[] = [];
   /** Reader states before each character that can begin a `<`, oldest first: where a removal resumes reading. */
   const resumes: ReaderState[] = [];
-  const chars = Array.from(text);
-  /** Characters read after a removed tag's end, to be read again after the cut (last one on top). */
+  /** Entries read after a removed tag's end, to be read again after the cut (last one on top). */
   const again: string[] = [];
   let next = 0;
   const cut = (removal: Removal): void => {
@@ -73,8 +79,37 @@ export function removeFenceTags(text: string): string {
     reader.restore(resume);
   };
   for (;;) {
-    while (again.length > 0 || next < chars.length) {
-      const char = again.length > 0 ? (again.pop() as string) : chars[next++];
+    while (again.length > 0 || next < text.length) {
+      let char: string;
+      if (again.length > 0) {
+        char = again.pop() as string;
+        if (char.length > 1 && !(char.length === 2 && isSurrogatePair(char))) {
+          // A run kept whole: taken whole again while the reader is idle, else read one code point at a time.
+          if (reader.idle()) {
+            resumes.length = 0;
+            out.push(char);
+            continue;
+          }
+          const points = Array.from(char);
+          for (let index = points.length - 1; index > 0; index--) again.push(points[index]);
+          char = points[0];
+        }
+      } else {
+        if (reader.idle()) {
+          // Up to the next character of STARTS nothing can begin or continue a tag: copied as one entry.
+          NEXT_START.lastIndex = next;
+          const found = NEXT_START.exec(text);
+          const end = found ? found.index : text.length;
+          if (end > next) {
+            resumes.length = 0;
+            out.push(text.slice(next, end));
+            next = end;
+            continue;
+          }
+        }
+        char = String.fromCodePoint(text.codePointAt(next) as number);
+        next += char.length;
+      }
       const index = out.length;
       if (STARTS.has(char)) resumes.push(reader.save(index));
       out.push(char);
@@ -87,6 +122,11 @@ export function removeFenceTags(text: string): string {
     cut(removal);
   }
   return out.join('');
+}
+
+function isSurrogatePair(text: string): boolean {
+  const high = text.charCodeAt(0);
+  return high >= 0xd800 && high <= 0xdbff && text.charCodeAt(1) >= 0xdc00 && text.charCodeAt(1) <= 0xdfff;
 }
 
 /** A character of one decoding pass's output, with the indexes of the first and last raw characters it came from. */

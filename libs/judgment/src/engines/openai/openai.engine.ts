@@ -227,9 +227,9 @@ export class OpenAiEngine implements Engine {
     const paid: TokenUsage[] = [];
     const readings = new Array<QuestionReading | undefined>(asked.length);
     await this.readAll(asked, request, paid, readings).catch((error: unknown) => {
-      // Every 2xx answer of the round was paid for, whichever Question failed: its usage goes with the error, and
-      // the answers read go with it too, for the Judge to record and a retry to reuse.
-      if (carriesUsage(error) && paid.length > 0) error.usage = sumUsage(paid);
+      // Every 2xx answer of the round was paid for, whichever Question failed: its usage (and how many requests
+      // were paid) goes with the error, and the answers read go with it too, for the Judge to record and a retry to reuse.
+      if (carriesUsage(error) && paid.length > 0) error.usage = { ...sumUsage(paid), requests: paid.length };
       if (error instanceof EngineFailed) error.answered = this.answeredBefore(asked, readings);
       throw error;
     });

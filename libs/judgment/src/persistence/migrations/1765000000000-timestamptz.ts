@@ -1,7 +1,18 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { TIME_COLUMNS } from '../time-columns';
 
 const TABLE = 'judgment_assessments';
+
+/** The time columns this migration converts: those that existed then (a later migration adds its own as timestamptz). */
+const TIME_COLUMNS = [
+  'review_requested_at',
+  'resolved_at',
+  'created_at',
+  'updated_at',
+  'audit_requested_at',
+  'audited_at',
+  'claim_expires_at',
+  'review_deadline_at',
+] as const;
 
 /**
  * PostgreSQL: every time column of the records becomes `timestamptz`, so an instant is stored as an instant whatever

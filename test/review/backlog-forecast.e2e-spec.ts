@@ -12,9 +12,9 @@ import {
   Judgment,
   JudgmentModule,
   Likelihood,
-  ReviewBacklog,
   ReviewBacklogAtRisk,
 } from 'nestjs-judgment';
+import { ReviewBacklog } from 'nestjs-judgment/calibration';
 import { DataSource } from 'typeorm';
 import { type ReviewApp, prepareDatabase, startApp } from './review.fixtures';
 import { PG, databaseUrl } from '../support/postgres';

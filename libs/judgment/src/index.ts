@@ -54,8 +54,6 @@ export type { RecordFilter, ReviewListFilter } from './records/record-queries.se
 export type { Reviewer } from './persistence/reviewer';
 export type { ResolutionPolicy } from './review/resolution-policy';
 export type { ClaimOptions } from './review/review-claims.service';
-export { ReviewBacklog, type JudgmentBacklogForecast } from './review/review-backlog.service';
-export { BACKLOG_FORECAST_METHOD, FORECAST_WINDOW_HOURS, forecastBacklog } from './review/backlog-forecast';
 // The errors an application catches in its normal course. Declaration and configuration errors (what a test of the
 // app expects) come from `nestjs-judgment/testing`, the Engine failures a driver throws from `nestjs-judgment/drivers`,
 // the calibration's from `nestjs-judgment/calibration`.

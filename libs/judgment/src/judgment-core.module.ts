@@ -145,7 +145,14 @@ const SERVICES: Provider[] = [
  * entry points export (Calibration from `nestjs-judgment/calibration`, JudgmentChecks from `nestjs-judgment/testing`,
  * EngineManager from `nestjs-judgment/drivers`).
  */
-export const JUDGMENT_EXPORTS = [Judge, AssessmentRecords, Calibration, JudgmentChecks, EngineManager] as const;
+export const JUDGMENT_EXPORTS = [
+  Judge,
+  AssessmentRecords,
+  Calibration,
+  ReviewBacklog,
+  JudgmentChecks,
+  EngineManager,
+] as const;
 
 /**
  * The core of `JudgmentModule.forRoot()`, like @nestjs/typeorm's TypeOrmCoreModule: global, so every module (a

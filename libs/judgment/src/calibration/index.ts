@@ -29,3 +29,6 @@ export type { SignalFigures } from '../lock/signal-figures';
 export { SignalCollapsed } from '../events/judgment.events';
 export type { CalibrationOptions, DriftPolicy } from '../judgment.options';
 export { InvalidAuditPlan, InvalidCalibration, InvalidCalibrationLock, InvalidSuggestion } from '../errors';
+// Reviewer capacity: the Review backlog forecast against the deadlines (`judgment status`, ReviewBacklogAtRisk).
+export { ReviewBacklog, type JudgmentBacklogForecast } from '../review/review-backlog.service';
+export { BACKLOG_FORECAST_METHOD, FORECAST_WINDOW_HOURS, forecastBacklog } from '../review/backlog-forecast';

@@ -1,8 +1,10 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { JudgmentChecks } from './checks/judgment-checks.service';
 import { judgmentMetadata } from './definition/judgment.decorator';
-import { decisionMetadata } from './decision/decision.decorator';
-import { describeFinding, JudgmentCheckFailed } from './errors';
+import { cascadeThresholdProblems } from './definition/cascade';
+import { decisionMetadata, isDecision } from './decision/decision.decorator';
+import { decisionThresholds } from './decision/thresholds';
+import { describeFinding, InvalidJudgment, JudgmentCheckFailed } from './errors';
 import { JudgmentRegistry } from './registry/judgment.registry';
 import { AnswerSource } from './judge/answer-source';
 import { RecordWriter } from './persistence/record.writer';
@@ -32,9 +34,13 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const named = this.registry
       .judgments()
-      .map((cls) => judgmentMetadata(cls).engine)
+      .flatMap((cls) => {
+        const metadata = judgmentMetadata(cls);
+        return metadata.cascade ? metadata.cascade.map((tier) => tier.connection) : [metadata.engine];
+      })
       .filter((name): name is string => name !== null);
     this.answers.validate(named);
+    this.checkCascades();
     if (this.rows.persistence.enabled) this.rows.repository();
     const report = await this.checks.runWithDatabase();
     if (report.failures > 0) throw new JudgmentCheckFailed(report);
@@ -70,5 +76,20 @@ export class JudgmentStartupCheck implements OnApplicationBootstrap {
         fix: 'Raise persistence.retentionDays above the longest review deadline, or shorten the deadline.',
       });
     }
+  }
+
+  /** Refuses a cascade whose tiers name thresholds its Decision does not declare, or that can never escalate. */
+  private checkCascades(): void {
+    const problems = this.registry.judgments().flatMap((cls) => {
+      const metadata = judgmentMetadata(cls);
+      if (!metadata.cascade || !metadata.decision || !isDecision(metadata.decision)) return [];
+      const decision = decisionMetadata(metadata.decision);
+      return cascadeThresholdProblems(metadata.name, metadata.cascade, {
+        name: decision.name,
+        thresholds: decisionThresholds(this.registry.decisionOf(metadata.decision)),
+        reviewOutcomes: decision.review.size,
+      });
+    });
+    if (problems.length > 0) throw new InvalidJudgment(problems.join('\n'));
   }
 }

@@ -1,6 +1,7 @@
 import type { Assessment } from '../assessment/assessment';
 import type { ReviewReason } from '../assessment/awaiting-review';
 import type { Decision } from '../decision/decision.decorator';
+import type { CascadeStep } from '../definition/cascade';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
 import type { EngineFailed } from '../errors';
@@ -44,12 +45,35 @@ export class AssessmentDecided<J extends Judgment = Judgment, O extends Outcome 
     readonly record: AssessmentRecord | null,
     /** Why the case is in Review (a Review Outcome, calibration drift, …), or null when the Outcome acts. */
     readonly review: ReviewReason | null = null,
+    /** The tier of the Judgment's escalation cascade that decided (its connection, its place), or null without one. */
+    readonly tier: CascadeStep | null = null,
   ) {}
 
   /** Whether the case awaits a person instead of the Outcome acting (with or without a record). */
   get awaitsReview(): boolean {
     return this.review !== null;
   }
+}
+
+/**
+ * A tier of an escalation cascade decided a Review Outcome and a tier follows: the case is asked of that tier instead
+ * of going to Review. The next tier's decision is announced with its own AssessmentDecided (or AssessmentEscalated).
+ */
+export class AssessmentEscalated<J extends Judgment = Judgment, O extends Outcome = Outcome> {
+  static readonly NAME = 'judgment.assessment.escalated';
+  constructor(
+    readonly judgment: J,
+    readonly assessment: Assessment<J>,
+    readonly decision: Decision<J, O>,
+    /** The Review Outcome this tier's answers were decided to. */
+    readonly outcome: O,
+    /** This tier's record (its decision is written with `decision_trace.escalated`), or null. */
+    readonly record: AssessmentRecord | null,
+    /** The tier that escalated. */
+    readonly from: CascadeStep,
+    /** The tier asked next. */
+    readonly to: { readonly tier: number; readonly connection: string },
+  ) {}
 }
 
 /** A case went to Review (once per record): a Review Outcome, or a guard sent an automatic Outcome there. */
@@ -245,6 +269,7 @@ export type JudgmentEvent =
   | AssessmentCompleted
   | AssessmentFailed
   | AssessmentDecided
+  | AssessmentEscalated
   | ReviewRequested
   | ReviewResolved
   | ReviewClaimed

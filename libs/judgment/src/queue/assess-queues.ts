@@ -66,6 +66,11 @@ export class AssessQueues implements OnApplicationShutdown {
     return this.byConnection.get(connectionOf(judgment, this.defaultConnection)) ?? this.defaultQueue;
   }
 
+  /** The queue of `connection`; the default connection's for a connection not configured. */
+  forConnection(connection: string): Queue {
+    return this.byConnection.get(connection) ?? this.defaultQueue;
+  }
+
   /** The queue named `name` (on the assess queue's Redis connection and prefix), opened on first use. */
   named(name: string): Queue {
     let queue = this.byName.get(name);

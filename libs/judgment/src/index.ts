@@ -4,7 +4,7 @@
 // HTTP adapter from `nestjs-judgment/http`; metadata readers, encodings and the queue's job payloads stay internal.
 export { JudgmentModule } from './judgment.module';
 export type { JudgmentModuleExtras } from './judgment.module-definition';
-export type { JudgmentModuleOptions, LimiterOptions } from './judgment.options';
+export type { JudgmentModuleOptions } from './judgment.options';
 export { judgmentOptionsFromEnv, judgmentQueueAttemptsFromEnv } from './judgment.env';
 export { Judge } from './judge/judge.service';
 export type { AssessResult, JudgmentTypeConfig } from './judge/judge.types';
@@ -33,6 +33,7 @@ export {
 export {
   AssessmentCompleted,
   AssessmentDecided,
+  AssessmentEscalated,
   AssessmentFailed,
   ReviewRequested,
   ReviewResolved,

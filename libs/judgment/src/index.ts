@@ -36,6 +36,11 @@ export {
   AssessmentFailed,
   ReviewRequested,
   ReviewResolved,
+  ReviewVoteCast,
+  ReviewAgreed,
+  ReviewAdjudicationNeeded,
+  ReviewAdjudicated,
+  type ReviewVote,
   ReviewClaimed,
   ReviewReleased,
   ReviewExpired,
@@ -59,6 +64,13 @@ export {
 export type { Reviewer } from './persistence/reviewer';
 export type { ResolutionPolicy } from './review/resolution-policy';
 export type { ClaimOptions } from './review/review-claims.service';
+export type { VotesView } from './review/review-votes.service';
+export type {
+  AgreementFigures,
+  JudgmentAgreement,
+  ReviewerAgreement,
+  ReviewerPairAgreement,
+} from './review/reviewer-agreement';
 // The errors an application catches in its normal course. Declaration and configuration errors (what a test of the
 // app expects) come from `nestjs-judgment/testing`, the Engine failures a driver throws from `nestjs-judgment/drivers`,
 // the calibration's from `nestjs-judgment/calibration`.

@@ -37,10 +37,15 @@ export class AssessmentRecords {
   /**
    * N-of-M review: the votes on a record as `viewer` may see them — how many are required and cast, whether they
    * disagree (adjudication), and the votes themselves only once the viewer voted, all are in, or the record is resolved
-   * (blind review). Null when the record's Decision requires a single Resolution and nobody voted.
+   * (blind review). Null when the record's Decision requires a single Resolution.
    */
   async reviewVotes(record: AssessmentRecord, viewer: Reviewer | null): Promise<VotesView | null> {
     return this.votes.viewFor(record, viewer === null ? null : this.access.reviewerReference(viewer));
+  }
+
+  /** Whether the ResolutionPolicy lets `reviewer` adjudicate the record (its optional canAdjudicate; false without). */
+  mayAdjudicate(record: AssessmentRecord, reviewer: Reviewer): Promise<boolean> {
+    return this.access.mayAdjudicate(record, reviewer);
   }
 
   /**

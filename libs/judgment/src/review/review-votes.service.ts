@@ -61,12 +61,11 @@ export class ReviewVotes {
 
   /**
    * The votes on a record as `viewer` may see them (see view), or null when its Decision requires a single Resolution
-   * and nobody voted.
+   * (then the votes' table is not read: an app that never asks for several reviewers works without it).
    */
   async viewFor(record: AssessmentRecord, viewer: EntityReference | null): Promise<VotesView | null> {
     const required = this.required(record);
-    const view = await this.view(record, required, viewer);
-    return required > 1 || view.cast > 0 ? view : null;
+    return required > 1 ? this.view(record, required, viewer) : null;
   }
 
   /** Raw agreement and Cohen's kappa per Judgment and per reviewer pair, from every vote (of one Judgment if named). */

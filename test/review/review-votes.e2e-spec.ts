@@ -259,3 +259,19 @@ it("reviewerAgreement: raw agreement and Cohen's kappa of the votes per Judgment
   expect(judgments[0].judgment).toBe('refund-abuse');
   expect(judgments[0].pairs).toBeGreaterThanOrEqual(4);
 });
+
+it('nobody holds a case they cannot work: a voter may not claim it again, nor a non-adjudicator once votes disagree', async () => {
+  const record = await inReview('Refund me, claims.');
+  await context.records.claim(record.id, staff('ann'));
+  await context.records.resolve(await context.row(record.id), RefundOutcome.Approve, staff('ann'));
+  // Ann's vote released her claim; she may not take the case back from the others.
+  expect((await context.row(record.id)).claimHolderId).toBeNull();
+  await expect(context.records.claim(record.id, staff('ann'))).rejects.toThrow(
+    /staff #ann already voted on record #\d+, so they may not claim it/,
+  );
+  await context.records.claim(record.id, staff('bob'));
+  await context.records.resolve(await context.row(record.id), RefundOutcome.Reject, staff('bob'));
+  await expect(context.records.claim(record.id, staff('carol'))).rejects.toThrow(ResolutionForbidden);
+  const claimed = await context.records.claim(record.id, staff('lead'));
+  expect(claimed.claimHolderId).toBe('lead');
+});

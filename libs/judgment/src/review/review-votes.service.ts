@@ -48,6 +48,9 @@ interface VoteRow {
  */
 @Injectable()
 export class ReviewVotes {
+  /** The last vote cast on SQLite, which the next one waits for (see serialized). */
+  private sqliteVotes: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly rows: RecordWriter,
     private readonly registry: JudgmentRegistry,
@@ -87,65 +90,79 @@ export class ReviewVotes {
   ): Promise<{ result: VoteResult; record: AssessmentRecord }> {
     const manager = this.rows.repository().manager;
     const postgres = manager.connection.options.type === 'postgres';
-    const result = await manager.transaction(async (tx) => {
-      const record = await tx.getRepository(AssessmentRecord).findOne({
-        where: { id: recordId },
-        ...(postgres ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-      });
-      if (!record) throw new InvalidResolution(`Record #${recordId} no longer exists (was it pruned?).`);
-      if (record.isResolved()) {
-        throw new InvalidResolution(
-          `Record #${record.id} is already resolved (${JSON.stringify(record.resolution)} by ${record.resolverType} ` +
-            `#${record.resolverId}); a Resolution is final.`,
-        );
-      }
-      if (!record.isAwaitingReview()) {
-        throw new InvalidResolution(`Record #${record.id} is not awaiting Review, so it takes no vote.`);
-      }
-      const claim = record.liveClaim();
-      if (claim && (claim.holder.type !== reviewer.type || claim.holder.id !== reviewer.id)) {
-        throw new ReviewClaimConflict(record.id, claim.holder, claim.expiresAt, 'voted on');
-      }
-      const before = await this.read(tx, recordId);
-      const own = before.find((vote) => sameReviewer(vote.reviewer, reviewer));
-      if (own) throw alreadyVoted(recordId, reviewer, own.outcome);
-      if (before.length >= required) throw awaitsAdjudication(recordId, required);
-      try {
-        await tx.query(
-          `INSERT INTO ${VOTES_TABLE} (record_id, judgment, reviewer_type, reviewer_id, outcome) ` +
-            (postgres ? 'VALUES ($1, $2, $3, $4, $5)' : 'VALUES (?, ?, ?, ?, ?)'),
-          [recordId, record.judgment, reviewer.type, reviewer.id, outcome],
-        );
-      } catch (error) {
-        if (isUniqueViolation(error)) throw alreadyVoted(recordId, reviewer, null);
-        throw error;
-      }
-      const votes = await this.read(tx, recordId);
-      const update = tx.createQueryBuilder().update(AssessmentRecord).where('id = :id', { id: recordId });
-      update.andWhere(AWAITING_REVIEW);
-      if (votes.length < required) {
-        // The voter's claim is released, so the next reviewer can take the case.
+    const result = await this.serialized(!postgres, () =>
+      manager.transaction(async (tx) => {
+        const record = await tx.getRepository(AssessmentRecord).findOne({
+          where: { id: recordId },
+          ...(postgres ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+        });
+        if (!record) throw new InvalidResolution(`Record #${recordId} no longer exists (was it pruned?).`);
+        if (record.isResolved()) {
+          throw new InvalidResolution(
+            `Record #${record.id} is already resolved (${JSON.stringify(record.resolution)} by ${record.resolverType} ` +
+              `#${record.resolverId}); a Resolution is final.`,
+          );
+        }
+        if (!record.isAwaitingReview()) {
+          throw new InvalidResolution(`Record #${record.id} is not awaiting Review, so it takes no vote.`);
+        }
+        const claim = record.liveClaim();
+        if (claim && (claim.holder.type !== reviewer.type || claim.holder.id !== reviewer.id)) {
+          throw new ReviewClaimConflict(record.id, claim.holder, claim.expiresAt, 'voted on');
+        }
+        const before = await this.read(tx, recordId);
+        const own = before.find((vote) => sameReviewer(vote.reviewer, reviewer));
+        if (own) throw alreadyVoted(recordId, reviewer, own.outcome);
+        if (before.length >= required) throw awaitsAdjudication(recordId, required);
+        try {
+          await tx.query(
+            `INSERT INTO ${VOTES_TABLE} (record_id, judgment, reviewer_type, reviewer_id, outcome) ` +
+              (postgres ? 'VALUES ($1, $2, $3, $4, $5)' : 'VALUES (?, ?, ?, ?, ?)'),
+            [recordId, record.judgment, reviewer.type, reviewer.id, outcome],
+          );
+        } catch (error) {
+          if (isUniqueViolation(error)) throw alreadyVoted(recordId, reviewer, null);
+          throw error;
+        }
+        const votes = await this.read(tx, recordId);
+        const update = tx.createQueryBuilder().update(AssessmentRecord).where('id = :id', { id: recordId });
+        update.andWhere(AWAITING_REVIEW);
+        if (votes.length < required) {
+          // The voter's claim is released, so the next reviewer can take the case.
+          await this.releaseOwnClaim(tx, recordId, reviewer);
+          return { kind: 'counted' as const, votes };
+        }
+        if (votes.every((vote) => vote.outcome === outcome)) {
+          const written = await update
+            .set({
+              resolution: outcome,
+              resolverType: reviewer.type,
+              resolverId: reviewer.id,
+              resolvedAt: new Date(),
+            })
+            .execute();
+          if (written.affected === 0) throw new InvalidResolution(`Record #${recordId} changed while it was voted on.`);
+          return { kind: 'agreed' as const, votes };
+        }
         await this.releaseOwnClaim(tx, recordId, reviewer);
-        return { kind: 'counted' as const, votes };
-      }
-      if (votes.every((vote) => vote.outcome === outcome)) {
-        const written = await update
-          .set({
-            resolution: outcome,
-            resolverType: reviewer.type,
-            resolverId: reviewer.id,
-            resolvedAt: new Date(),
-          })
-          .execute();
-        if (written.affected === 0) throw new InvalidResolution(`Record #${recordId} changed while it was voted on.`);
-        return { kind: 'agreed' as const, votes };
-      }
-      await this.releaseOwnClaim(tx, recordId, reviewer);
-      return { kind: 'disagreed' as const, votes };
-    });
+        return { kind: 'disagreed' as const, votes };
+      }),
+    );
     const fresh = await this.rows.findById(recordId);
     if (!fresh) throw new InvalidResolution(`Record #${recordId} no longer exists (was it pruned?).`);
     return { result, record: fresh };
+  }
+
+  /**
+   * Runs `work` after the votes before it when `queue` is set: SQLite's DataSource is one connection, where two
+   * transactions at once would interleave (one's BEGIN inside the other's), so there votes are cast one at a time in
+   * this process. PostgreSQL's row lock orders them instead.
+   */
+  private serialized<T>(queue: boolean, work: () => Promise<T>): Promise<T> {
+    if (!queue) return work();
+    const run = this.sqliteVotes.then(work, work);
+    this.sqliteVotes = run.catch(() => undefined);
+    return run;
   }
 
   /** The votes cast on a record, in the order cast. */

@@ -71,6 +71,16 @@ export class ReviewVotes {
     return required > 1 ? this.view(record, required, viewer) : null;
   }
 
+  /** Whether the database lacks the votes' table (migration ReviewVotes1765530000000 not run). */
+  async tableMissing(): Promise<boolean> {
+    const manager = this.rows.repository().manager;
+    const rows: unknown[] =
+      manager.connection.options.type === 'postgres'
+        ? await manager.query('SELECT 1 WHERE to_regclass($1) IS NOT NULL', [VOTES_TABLE])
+        : await manager.query(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, [VOTES_TABLE]);
+    return rows.length === 0;
+  }
+
   /** Raw agreement and Cohen's kappa per Judgment and per reviewer pair, from every vote (of one Judgment if named). */
   async agreement(judgment?: string): Promise<ReviewerAgreement> {
     return reviewerAgreement(await this.all(judgment));

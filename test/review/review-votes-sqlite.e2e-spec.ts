@@ -80,6 +80,7 @@ beforeAll(async () => {
         engine: 'jev',
         engines: { jev: { driver: 'jev', key: KEY, url, model: 'jev-1.13.0', retries: 0 } },
         resolutionPolicy: LeadAdjudicates,
+        persistence: { retentionDays: 30 },
       }),
       JudgmentModule.forFeature([Note]),
     ],
@@ -156,4 +157,18 @@ it('two last votes at once on SQLite: one completes the count, the other is refu
     expect((await fresh(record.id)).isResolved()).toBe(agreeing);
     expect(view.needsAdjudication).toBe(!agreeing);
   }
+});
+
+it('prune() deletes the votes cast before the retention with their records, on SQLite too', async () => {
+  const record = await inReview('Old note.');
+  await records().resolve(record, Verdict.Drop, staff('ann'));
+  const dataSource = app.get(DataSource);
+  const old = "datetime('now', '-31 days')";
+  await dataSource.query(`UPDATE judgment_assessments SET created_at = ${old} WHERE id = ?`, [record.id]);
+  await dataSource.query(`UPDATE judgment_review_votes SET created_at = ${old} WHERE record_id = ?`, [record.id]);
+  const count = async () =>
+    ((await dataSource.query('SELECT count(*) AS n FROM judgment_review_votes')) as { n: number }[])[0].n;
+  const before = await count();
+  await expect(records().prune()).resolves.toBe(1);
+  expect(await count()).toBe(before - 1);
 });

@@ -71,6 +71,23 @@ export class ReviewVotes {
     return required > 1 ? this.view(record, required, viewer) : null;
   }
 
+  /**
+   * Deletes the votes cast before `cutoff` (retention: a vote is never older than its record, so these are votes on
+   * records the same prune removes). Nothing when the database has no votes' table. Resolves to the votes deleted.
+   */
+  async prune(cutoff: Date): Promise<number> {
+    if (await this.tableMissing()) return 0;
+    const manager = this.rows.repository().manager;
+    const postgres = manager.connection.options.type === 'postgres';
+    const result = await manager
+      .createQueryBuilder()
+      .delete()
+      .from(VOTES_TABLE)
+      .where('created_at < :cutoff', { cutoff: postgres ? cutoff : sqliteTime(cutoff) })
+      .execute();
+    return result.affected ?? 0;
+  }
+
   /** Whether the database lacks the votes' table (migration ReviewVotes1765530000000 not run). */
   async tableMissing(): Promise<boolean> {
     const manager = this.rows.repository().manager;
@@ -241,6 +258,11 @@ export class ReviewVotes {
 
 function sameReviewer(a: { type: string; id: string }, b: { type: string; id: string }): boolean {
   return a.type === b.type && a.id === b.id;
+}
+
+/** A time as SQLite's datetime('now') writes it: `YYYY-MM-DD HH:MM:SS` in UTC (so text comparison orders it). */
+function sqliteTime(date: Date): string {
+  return date.toISOString().replace('T', ' ').slice(0, 19);
 }
 
 /** A timestamp as the driver returns it: a Date (PostgreSQL) or `YYYY-MM-DD HH:MM:SS` in UTC (SQLite). */

@@ -182,8 +182,13 @@ async function costReport(context: CliContext, window: string, since: Date): Pro
 
 /** The reviewers' agreement, or why it could not be read (persistence off among the reasons). */
 async function agreementReport(context: CliContext): Promise<ReviewerAgreementReport> {
-  if (!context.get(RecordWriter).persistence.enabled) {
-    return { judgments: [], pairs: [], problem: 'Persistence is off: no votes to read.' };
+  try {
+    if (!context.get(RecordWriter).persistence.enabled) {
+      return { judgments: [], pairs: [], problem: 'Persistence is off: no votes to read.' };
+    }
+  } catch (error) {
+    // The app did not start (a misconfigured Engine connection): status still reports the rest.
+    return { judgments: [], pairs: [], problem: (error as Error).message };
   }
   return reviewerAgreementReport(context);
 }

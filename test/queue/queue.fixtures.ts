@@ -158,6 +158,8 @@ export interface QueueAppSettings {
   /** The PostgreSQL port (default: the suites' server; a fault test's private server listens elsewhere). */
   port?: number;
   prefix: string;
+  /** BullMQ's Redis connection (default: the suites' Redis); an ioredis Cluster in the cluster suite. */
+  connection?: object;
   simulatorUrl: string;
   queue?: JudgmentQueueOptions;
   options?: JudgmentModuleOptions;
@@ -165,6 +167,8 @@ export interface QueueAppSettings {
   overrides?: { provide: unknown; useValue: unknown }[];
   /** The Judgments registered (default RefundCheck and Moderation). */
   judgments?: Function[];
+  /** More modules of the app (e.g. a CacheModule). */
+  imports?: any[];
 }
 
 /** Module metadata of an app with the queue on: TypeORM, EventEmitter, BullMQ (forRoot owned by the app). */
@@ -172,7 +176,9 @@ function imports(settings: QueueAppSettings) {
   return [
     TypeOrmModule.forRoot({ ...postgres(settings.database, settings.port), retryAttempts: 0 }),
     EventEmitterModule.forRoot(),
-    ...(settings.queue?.enabled === false ? [] : [BullModule.forRoot({ connection: REDIS, prefix: settings.prefix })]),
+    ...(settings.queue?.enabled === false
+      ? []
+      : [BullModule.forRoot({ connection: (settings.connection ?? REDIS) as typeof REDIS, prefix: settings.prefix })]),
     JudgmentModule.forRoot({
       engine: 'jev',
       engines: { jev: { driver: 'jev', key: API_KEY, url: settings.simulatorUrl, model: MODEL, retries: 0 } },
@@ -181,6 +187,7 @@ function imports(settings: QueueAppSettings) {
       queue: { enabled: true, ...settings.queue },
     }),
     JudgmentModule.forFeature(settings.judgments ?? [RefundCheck, Moderation]),
+    ...(settings.imports ?? []),
   ];
 }
 

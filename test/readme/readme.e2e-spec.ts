@@ -365,6 +365,61 @@ describe('the README examples', () => {
     }
   });
 
+  it('claim-cascade: the small model decides what it is sure of, Jev what it leaves in its band, a person the rest', async () => {
+    const openai = await startOpenAiSimulator({ apiKey: KEY, model: 'gpt-4o-mini-2024-07-18' });
+    Object.assign(process.env, { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: openai.url });
+    let cascading: INestApplicationContext | undefined;
+    try {
+      const { ClaimCheck, ClaimOutcome, cascadeOptions } = await import('./claim-cascade');
+      @Module({
+        imports: [
+          TypeOrmModule.forRoot({
+            type: 'better-sqlite3',
+            database: ':memory:',
+            entities: judgmentEntities,
+            synchronize: true,
+          }),
+          JudgmentModule.forRoot({ ...cascadeOptions(process.env), log: false }),
+          JudgmentModule.forFeature([ClaimCheck]),
+        ],
+      })
+      class CascadeModule {}
+      cascading = await NestFactory.createApplicationContext(CascadeModule, { logger: false, abortOnError: false });
+      const judge = cascading.get(Judge);
+      const asked = () => ({
+        small: openai.requests.filter((r) => r.path === '/v1/chat/completions').length,
+        jev: sim.requests.filter((r) => r.path === '/v1/systemone').length,
+      });
+      const before = asked();
+      const decide = async (text: string) => (await judge.assess(new ClaimCheck(text))).outcome();
+
+      expect(await decide('My bike was stolen at the station. [[fraud=0.02]]')).toBe(ClaimOutcome.Pay);
+      expect(asked()).toEqual({ small: before.small + 1, jev: before.jev });
+      expect(await decide('Water damage, no photos, claimed twice. [[fraud=0.8]]')).toBe(ClaimOutcome.Refuse);
+      expect(asked()).toEqual({ small: before.small + 2, jev: before.jev + 1 });
+      expect(await decide('Lost luggage, receipts missing. [[fraud=0.5]]')).toMatchObject({
+        outcome: ClaimOutcome.Check,
+        reason: { cause: 'band' },
+      });
+      expect(asked()).toEqual({ small: before.small + 3, jev: before.jev + 2 });
+      const records = await cascading
+        .get(DataSource)
+        .getRepository(AssessmentRecord)
+        .find({ where: { judgment: 'claim-check' }, order: { id: 'ASC' } });
+      expect(records.map((r) => [r.engine, r.outcome, r.reviewRequestedAt === null])).toEqual([
+        ['small', 'pay', true],
+        ['small', 'check', true],
+        ['jev', 'refuse', true],
+        ['small', 'check', true],
+        ['jev', 'check', false],
+      ]);
+    } finally {
+      await cascading?.close();
+      await openai.stop();
+      for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL']) delete process.env[name];
+    }
+  });
+
   it('calibrate-refunds and the dataset: a report per source', async () => {
     const { calibrateRefunds } = await import('./calibrate-refunds');
     const { fromFile, inCode } = await calibrateRefunds(

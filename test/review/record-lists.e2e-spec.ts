@@ -1,12 +1,7 @@
 // Record lists at scale (issue 20): a default and a maximum limit on every list, keyset pagination with `after`, and
 // the partial indexes of the awaiting-Review and Unassessed lists, made by the migrations on PostgreSQL and SQLite.
-import {
-  DEFAULT_RECORD_LIMIT,
-  InvalidRecordQuery,
-  MAX_RECORD_LIMIT,
-  judgmentEntities,
-  judgmentMigrations,
-} from 'nestjs-judgment';
+import { InvalidRecordQuery, judgmentEntities, judgmentMigrations } from 'nestjs-judgment';
+import { DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT } from 'nestjs-judgment/http';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
 import { DataSource } from 'typeorm';
 import { type ReviewApp, prepareDatabase, startApp, startSimulator } from './review.fixtures';

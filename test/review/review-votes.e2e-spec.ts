@@ -10,12 +10,9 @@ import {
   ResolutionForbidden,
   type ResolutionPolicy,
   type Reviewer,
-  ReviewAdjudicated,
-  ReviewAdjudicationNeeded,
-  ReviewAgreed,
   ReviewResolved,
-  ReviewVoteCast,
 } from 'nestjs-judgment';
+import { ReviewAdjudicated, ReviewAdjudicationNeeded, ReviewAgreed, ReviewVoteCast } from 'nestjs-judgment/calibration';
 import type { JevSimulator } from 'nestjs-judgment/simulator';
 import {
   RefundAbuse,

@@ -86,7 +86,7 @@ export const MOCK: JudgmentModuleOptions = {
 /** Columns that differ between any two rows (identity and timestamps). */
 export const IDENTITY = ['id', 'createdAt', 'updatedAt'] as const;
 /** Columns where a fake row differs from the Judge's by design. */
-export const PROVENANCE = ['engine', 'model', 'requestId', 'provenanceDetails'] as const;
+export const PROVENANCE = ['engine', 'model', 'requestId', 'provenanceDetails', 'costBasis'] as const;
 
 export interface Started {
   app: INestApplication;

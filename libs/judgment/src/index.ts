@@ -9,14 +9,14 @@ export { judgmentOptionsFromEnv, judgmentQueueAttemptsFromEnv } from './judgment
 export { Judge } from './judge/judge.service';
 export type { AssessResult, JudgmentTypeConfig } from './judge/judge.types';
 
-export { Judgment, type JudgmentOptions, type ReviewSummary, judgmentName } from './definition/judgment.decorator';
+export { Judgment, judgmentName } from './definition/judgment.decorator';
 export { Decision } from './decision/decision.decorator';
 export { decisionThresholds, withThresholds, type Thresholds } from './decision/thresholds';
 export type { Outcome } from './definition/outcome';
 export { Evidence, UntrustedText, type EvidenceMap } from './definition/evidence';
 export { Likelihood } from './questions/likelihood';
 export { LikelihoodSet } from './questions/likelihood-set';
-export { Classification, NONE_LABEL } from './questions/classification';
+export { Classification } from './questions/classification';
 export { Rating } from './questions/rating';
 export type { QuestionMap } from './questions/question';
 export { Assessment } from './assessment/assessment';
@@ -36,14 +36,11 @@ export {
   AssessmentFailed,
   ReviewRequested,
   ReviewResolved,
-  ReviewVoteCast,
-  ReviewAgreed,
-  ReviewAdjudicationNeeded,
-  ReviewAdjudicated,
-  type ReviewVote,
   ReviewClaimed,
   ReviewReleased,
   ReviewExpired,
+  ReviewBacklogAtRisk,
+  type ReviewBacklogForecast,
   CalibrationDrifted,
   type DecisionIdentity,
   AuditRequested,
@@ -53,24 +50,10 @@ export {
 export { AssessmentRecord } from './persistence/assessment-record.entity';
 export { judgmentEntities, judgmentMigrations } from './persistence';
 export { AssessmentRecords } from './records/assessment-records.service';
-export {
-  DEFAULT_RECORD_LIMIT,
-  MAX_RECORD_LIMIT,
-  REVIEW_SORTS,
-  type RecordFilter,
-  type ReviewListFilter,
-  type ReviewSort,
-} from './records/record-queries.service';
+export type { RecordFilter, ReviewListFilter } from './records/record-queries.service';
 export type { Reviewer } from './persistence/reviewer';
 export type { ResolutionPolicy } from './review/resolution-policy';
 export type { ClaimOptions } from './review/review-claims.service';
-export type { VotesView } from './review/review-votes.service';
-export type {
-  AgreementFigures,
-  JudgmentAgreement,
-  ReviewerAgreement,
-  ReviewerPairAgreement,
-} from './review/reviewer-agreement';
 // The errors an application catches in its normal course. Declaration and configuration errors (what a test of the
 // app expects) come from `nestjs-judgment/testing`, the Engine failures a driver throws from `nestjs-judgment/drivers`,
 // the calibration's from `nestjs-judgment/calibration`.

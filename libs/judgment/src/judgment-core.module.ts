@@ -57,6 +57,7 @@ import { ReviewAccess } from './review/review-access';
 import { ReviewClaims } from './review/review-claims.service';
 import { ReviewDeadlines } from './review/review-deadlines.service';
 import { ReviewVotes } from './review/review-votes.service';
+import { ReviewBacklog } from './review/review-backlog.service';
 import { ReviewResolver } from './review/review-resolver.service';
 import { JudgmentStartupCheck } from './judgment.startup';
 import { InlineDispatch } from './queue/inline.dispatcher';
@@ -106,6 +107,7 @@ const SERVICES: Provider[] = [
   ReviewResolver,
   ReviewClaims,
   ReviewDeadlines,
+  ReviewBacklog,
   AssessmentRecords,
   AssessmentCache,
   {
@@ -145,7 +147,14 @@ const SERVICES: Provider[] = [
  * entry points export (Calibration from `nestjs-judgment/calibration`, JudgmentChecks from `nestjs-judgment/testing`,
  * EngineManager from `nestjs-judgment/drivers`).
  */
-export const JUDGMENT_EXPORTS = [Judge, AssessmentRecords, Calibration, JudgmentChecks, EngineManager] as const;
+export const JUDGMENT_EXPORTS = [
+  Judge,
+  AssessmentRecords,
+  Calibration,
+  ReviewBacklog,
+  JudgmentChecks,
+  EngineManager,
+] as const;
 
 /**
  * The core of `JudgmentModule.forRoot()`, like @nestjs/typeorm's TypeOrmCoreModule: global, so every module (a

@@ -53,7 +53,11 @@ function documentedDefaults(): Map<string, unknown> {
       continue;
     }
     for (const [option, inner] of Object.entries(value as object)) {
-      const path = option === 'limitWindowSeconds' ? 'limits.windowSeconds' : option;
+      const nested: Record<string, string> = {
+        limitWindowSeconds: 'limits.windowSeconds',
+        priceCurrency: 'price.currency',
+      };
+      const path = nested[option] ?? option;
       paths.set(groups[key] + path, inner);
     }
   }
@@ -74,7 +78,15 @@ describe("the README's Configuration tables", () => {
 
   it('name only options the module has', () => {
     const resolved = Object.keys(resolveJudgmentOptions({}));
-    const given = new Set([...documentedDefaults().keys(), 'engines', 'drivers', 'resolutionPolicy', 'limiter.redis']);
+    const given = new Set([
+      ...documentedDefaults().keys(),
+      'engines',
+      'engines.<name>.price',
+      'drivers',
+      'resolutionPolicy',
+      'limiter.redis',
+      'engines.<name>.limits.burst',
+    ]);
     for (const { option } of options) {
       const root = option.split('.')[0];
       const known =

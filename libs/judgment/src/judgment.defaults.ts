@@ -51,6 +51,8 @@ export const JUDGMENT_DEFAULTS = {
     maxResponseBytes: 4 * 1024 * 1024,
     /** Seconds per counting window of `limits`. */
     limitWindowSeconds: 60,
+    /** The currency of a `price` that names none. */
+    priceCurrency: 'USD',
   },
   queue: {
     enabled: false,

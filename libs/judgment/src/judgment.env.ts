@@ -160,7 +160,7 @@ class EnvReader {
 
   /**
    * A connection's limits from `<prefix>_REQUESTS`, `<prefix>_TOKENS` (each with its unit: `1200/min`, `20/s`) and
-   * `<prefix>_WINDOW` (seconds); null when none is set.
+   * `<prefix>_WINDOW` (seconds) and `<prefix>_BURST` (the account's request bucket); null when none is set.
    */
   limits(prefix: string): ConnectionLimits | null {
     const per = (name: string) => {
@@ -171,6 +171,7 @@ class EnvReader {
       requestsPerMinute: per(`${prefix}_REQUESTS`),
       tokensPerMinute: per(`${prefix}_TOKENS`),
       windowSeconds: this.integer(`${prefix}_WINDOW`, { min: 1 }),
+      burst: this.integer(`${prefix}_BURST`, { min: 1 }),
     };
     const set = Object.entries(limits).filter(([, value]) => value !== undefined);
     return set.length === 0 ? null : Object.fromEntries(set);

@@ -50,6 +50,12 @@ export interface ConnectionLimits {
    * spread the same rate more evenly; match the Engine's own window when it publishes one.
    */
   windowSeconds?: number;
+  /**
+   * Requests the account's bucket holds (its burst), when the Engine refills a bucket continuously at
+   * `requestsPerMinute` rather than counting fixed windows: each assess queue then starts its jobs in steps of half the
+   * bucket, so the workers keep the account near its limit without a 429. Needs `requestsPerMinute`.
+   */
+  burst?: number;
 }
 
 /**

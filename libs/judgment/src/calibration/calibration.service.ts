@@ -32,6 +32,8 @@ import { type LoadedCases, datasetCases, resolutionCases } from './case-sources'
 import { LabelledCase } from './labelled-case';
 import { describeValue } from './describe-value';
 import { fitTemperatures } from './temperature-fit';
+import { recordedTraffic } from './recorded-traffic';
+import { type ResolutionTemperatures, resolutionTemperatures } from './resolution-temperatures';
 import { answerSignals } from '../lock/signal-figures';
 
 /** Cases in flight when neither `.concurrency()` nor the module option `calibration.concurrency` says otherwise. */
@@ -249,7 +251,8 @@ export class CalibrationBuilder<J extends Judgment> {
    * Asks the Engine about every case once (like run()), then searches each Decision's thresholds over those answers
    * (no further Engine call) for the candidate with the lowest review rate whose error rate of automatic Outcomes is
    * at most `maxError` with probability `confidence` (Learn then Test; see SUGGESTION_METHOD). Each Decision must
-   * declare `thresholds`; the target is checked before any Engine is asked.
+   * declare `thresholds`; the target is checked before any Engine is asked. With `maxReviewsPerDay`, the review load at
+   * the Judgment's recorded traffic (decisions per day over the last TRAFFIC_WINDOW_DAYS days) is one more bound.
    */
   async suggest(target: SuggestOptions, options: CalibrationRunOptions = {}): Promise<CalibrationSuggestion> {
     checkSuggestOptions(target);
@@ -261,6 +264,14 @@ export class CalibrationBuilder<J extends Judgment> {
         );
       }
     }
+    // The review load is checked at the Judgment's recorded traffic, read before any Engine is asked.
+    const held =
+      target.maxReviewsPerDay !== undefined && target.traffic === undefined
+        ? {
+            ...target,
+            traffic: await recordedTraffic(this.services.dataSource(), judgmentName(this.plan.judgment)),
+          }
+        : target;
     const measured = await this.measure(options);
     const suggestions = measured.decisions.flatMap((decision, position) => {
       const groups = new Map<string, { identity: CalibrationIdentity; cases: SuggestionCase[] }>();
@@ -273,10 +284,20 @@ export class CalibrationBuilder<J extends Judgment> {
         groups.set(key, group);
       }
       return [...groups.values()].map(({ identity, cases }) =>
-        suggestThresholds(decision.instance, decision.metadata, identity, cases, target),
+        suggestThresholds(decision.instance, decision.metadata, identity, cases, held),
       );
     });
     return new CalibrationSuggestion(measured.report, suggestions);
+  }
+
+  /**
+   * Refits the temperature of each identity (connection, model, Questions, Decision and version) from the Judgment's
+   * resolved Reviews and audits — the person's Outcome against the option masses a logprob driver (openai) recorded,
+   * read back through the Decision (RESOLUTION_TRUTH_RULE) — with the same fit as `fitTemperature()`. No Engine call;
+   * resolutions of one identity are never mixed with another's.
+   */
+  fitTemperatureFromResolutions(): Promise<ResolutionTemperatures> {
+    return resolutionTemperatures(this.plan.judgment, this.services.registry, this.services.dataSource());
   }
 
   /** Asks every case once and tallies every Decision: the report, and each answer for a suggestion. */

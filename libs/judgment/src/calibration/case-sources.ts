@@ -226,7 +226,8 @@ function subjectMetadata(
 }
 
 /** The Subject a record points at, or null when it has none or it no longer exists. */
-async function recordSubject(dataSource: DataSource, record: AssessmentRecord): Promise<object | null> {
+/** The Subject a record was made for, loaded by its subject_type and subject_id; null when none or gone. */
+export async function recordSubject(dataSource: DataSource, record: AssessmentRecord): Promise<object | null> {
   if (record.subjectType === null || record.subjectId === null) return null;
   const metadata = dataSource.entityMetadatas.find((entity) => entity.name === record.subjectType);
   return metadata ? findByKey(dataSource, metadata, record.subjectId) : null;

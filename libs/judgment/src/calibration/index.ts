@@ -8,9 +8,17 @@ export {
   type SuggestOptions,
   type ThresholdSuggestion,
   type CandidateFigures,
+  type CapacityCheck,
   SUGGESTION_METHOD,
   SUGGESTION_ASSUMPTION,
 } from './threshold-suggestion';
+export { type RecordedTraffic, TRAFFIC_WINDOW_DAYS } from './recorded-traffic';
+export {
+  type ResolutionIdentity,
+  type ResolutionTemperature,
+  type ResolutionTemperatures,
+  RESOLUTION_TRUTH_RULE,
+} from './resolution-temperatures';
 export { LabelledCase } from './labelled-case';
 export { type AuditPlan, type AuditPlanOptions, planAudits, auditsNeededFor } from './audit-plan';
 export { fitTemperature, type TemperatureFit, type TemperatureSample } from './temperature-fit';
@@ -21,3 +29,22 @@ export type { SignalFigures } from '../lock/signal-figures';
 export { SignalCollapsed } from '../events/judgment.events';
 export type { CalibrationOptions, DriftPolicy } from '../judgment.options';
 export { InvalidAuditPlan, InvalidCalibration, InvalidCalibrationLock, InvalidSuggestion } from '../errors';
+// Reviewer capacity: the Review backlog forecast against the deadlines (`judgment status`, ReviewBacklogAtRisk).
+export { ReviewBacklog, type JudgmentBacklogForecast } from '../review/review-backlog.service';
+export { BACKLOG_FORECAST_METHOD, FORECAST_WINDOW_HOURS, forecastBacklog } from '../review/backlog-forecast';
+// N-of-M review: the reviewers' votes, the events of each step, and their agreement (raw agreement, Cohen's kappa).
+export {
+  ReviewVoteCast,
+  ReviewAgreed,
+  ReviewAdjudicationNeeded,
+  ReviewAdjudicated,
+  type ReviewVote,
+} from '../events/judgment.events';
+export type { VotesView } from '../review/review-votes.service';
+export {
+  cohensKappa,
+  type AgreementFigures,
+  type JudgmentAgreement,
+  type ReviewerAgreement,
+  type ReviewerPairAgreement,
+} from '../review/reviewer-agreement';

@@ -180,3 +180,62 @@ describe('the case-count estimate', () => {
     expect(suggestion.verdict).toMatch(/cannot be certified at this error rate whatever the count/);
   });
 });
+
+describe('the review capacity (maxReviewsPerDay at the recorded traffic)', () => {
+  const cases = posts(200, 5);
+  const traffic = { perDay: 500, decisions: 3500, days: 7 };
+  const free = suggest(cases, { maxError: 0.3 });
+
+  it('keeps the choice within the capacity, and chooses none above it (it sends the fewest to Review already)', () => {
+    expect(free.chosen).not.toBeNull();
+    const load = free.chosen!.reviewRate * traffic.perDay; // 3 % of 500: 15 a day
+    expect(load).toBeCloseTo(15, 9);
+    const within = suggest(cases, { maxError: 0.3, maxReviewsPerDay: 15, traffic });
+    expect(within.chosen?.thresholds).toEqual(free.chosen!.thresholds);
+    expect(within.capacity).toMatchObject({ maxReviewsPerDay: 15, traffic, maxReviewRate: 0.03 });
+    expect(within.capacity!.chosenReviewsPerDay).toBeCloseTo(15, 9);
+    expect(within.capacity!.statement).toContain(
+      '15 reviews a day at the recorded traffic of 500 decisions a day (3500 over the last 7 days, automatic and ' +
+        'sent to Review) allows a review rate ≤ 3 %',
+    );
+    expect(within.verdict).toContain('(about 15 a day)');
+    const above = suggest(cases, { maxError: 0.3, maxReviewsPerDay: 14.9, traffic });
+    expect(above.chosen).toBeNull();
+    expect(above.verdict).toContain('about 15 reviews a day — 0.1 above the capacity of 14.9');
+  });
+
+  it('says the capacity binds, and by how much, when the error target alone is met — never a made-up pick', () => {
+    const least = [...free.frontier, free.chosen!]
+      .filter((c) => c.certified)
+      .sort((a, b) => a.reviewRate - b.reviewRate)[0];
+    const held = suggest(cases, { maxError: 0.3, maxReviewsPerDay: 1, traffic });
+    expect(least.reviewRate * traffic.perDay).toBeGreaterThan(1);
+    expect(held.chosen).toBeNull();
+    expect(held.nextVersion).toBeNull();
+    const load = Math.round(least.reviewRate * traffic.perDay * 10) / 10;
+    expect(held.verdict).toContain('The error target alone is met');
+    expect(held.verdict).toContain(`The capacity binds: the certified candidate sending the fewest cases to Review`);
+    expect(held.verdict).toContain(
+      `about ${load} reviews a day — ${Math.round((load - 1) * 10) / 10} above the capacity of 1`,
+    );
+  });
+
+  it('says the error target binds when nothing is certified at any review load', () => {
+    const held = suggest(posts(40, 1), { maxReviewsPerDay: 1000, traffic });
+    expect(held.chosen).toBeNull();
+    expect(held.verdict).toContain('The error target binds');
+  });
+
+  it('goes on without the capacity, saying so, when no traffic is recorded', () => {
+    const held = suggest(cases, { maxError: 0.3, maxReviewsPerDay: 1, traffic: null });
+    expect(held.chosen?.thresholds).toEqual(free.chosen!.thresholds);
+    expect(held.capacity).toMatchObject({ maxReviewsPerDay: 1, traffic: null, maxReviewRate: null });
+    expect(held.capacity!.statement).toMatch(/cannot be checked without recorded traffic.*goes on without it/);
+  });
+
+  it.each([0, -3, Number.NaN, Number.POSITIVE_INFINITY, '40'])('refuses a capacity of %p', (maxReviewsPerDay) => {
+    expect(() => suggest(cases, { maxReviewsPerDay: maxReviewsPerDay as number, traffic })).toThrow(
+      /maxReviewsPerDay \(--max-reviews-per-day\) must be a number of cases above 0/,
+    );
+  });
+});

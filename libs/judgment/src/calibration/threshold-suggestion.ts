@@ -5,6 +5,7 @@ import { type Thresholds, decisionThresholds, withThresholds } from '../decision
 import type { Outcome } from '../definition/outcome';
 import { InvalidSuggestion } from '../errors';
 import type { CalibrationIdentity, CalibrationReport } from './calibration.report';
+import { type RecordedTraffic, TRAFFIC_WINDOW_DAYS } from './recorded-traffic';
 import {
   type CandidateStatus,
   type CandidateTally,
@@ -41,6 +42,27 @@ export interface SuggestOptions {
    * Review. Default: the pairs of thresholds in [0, 1] found to bound one (see `ReviewBand`).
    */
   reviewBands?: ReadonlyArray<readonly [string, string]>;
+  /**
+   * Cases Review can take per day (above 0), e.g. 40: a candidate whose review rate × `traffic.perDay` exceeds it is
+   * not chosen. Checked only with a recorded traffic; `Calibration…suggest()` reads it from the records (decisions
+   * per day over the last TRAFFIC_WINDOW_DAYS days) when `traffic` is not given.
+   */
+  maxReviewsPerDay?: number;
+  /** The Judgment's decisions per day the review rate applies to; null or absent: none recorded. */
+  traffic?: RecordedTraffic | null;
+}
+
+/** The review load a suggestion was held to, at the recorded traffic. */
+export interface CapacityCheck {
+  readonly maxReviewsPerDay: number;
+  /** The recorded traffic, or null when none is recorded (then capacity is not checked). */
+  readonly traffic: RecordedTraffic | null;
+  /** The review rate the capacity allows at that traffic (capped at 1), or null without traffic. */
+  readonly maxReviewRate: number | null;
+  /** Reviews per day of the chosen candidate at that traffic, or null. */
+  readonly chosenReviewsPerDay: number | null;
+  /** What was checked, in a sentence. */
+  readonly statement: string;
 }
 
 /** Default least width of a Review band (`minBand`, `--min-band`). */
@@ -98,6 +120,8 @@ export interface CandidateFigures {
 export interface ThresholdSuggestion {
   readonly identity: CalibrationIdentity;
   readonly target: { readonly maxError: number; readonly confidence: number; readonly maxReviewRate: number | null };
+  /** The review capacity it was held to (`maxReviewsPerDay`), or null when none was given. */
+  readonly capacity: CapacityCheck | null;
   readonly method: string;
   readonly assumption: string;
   /** Assessed cases used, and how they were split. */
@@ -161,6 +185,15 @@ export function checkSuggestOptions(options: SuggestOptions): void {
     if (typeof value !== 'number' || !(value > 0 && value <= 1)) {
       throw new InvalidSuggestion(
         `maxReviewRate (--max-review) must be a number in (0, 1] (e.g. 0.4); got ${JSON.stringify(value)}.`,
+      );
+    }
+  }
+  if (options.maxReviewsPerDay !== undefined) {
+    const value = options.maxReviewsPerDay;
+    if (typeof value !== 'number' || !Number.isFinite(value) || !(value > 0)) {
+      throw new InvalidSuggestion(
+        `maxReviewsPerDay (--max-reviews-per-day) must be a number of cases above 0 (e.g. 40); got ` +
+          `${JSON.stringify(value)}.`,
       );
     }
   }
@@ -253,7 +286,17 @@ export function suggestThresholds(
     confidence: options.confidence,
     maxReviewRate: options.maxReviewRate ?? null,
   };
-  const result = learnThenTest([...tallies, current], target);
+  const traffic = options.traffic ?? null;
+  const capacityRate =
+    options.maxReviewsPerDay === undefined || traffic === null
+      ? null
+      : Math.min(1, options.maxReviewsPerDay / traffic.perDay);
+  // The capacity is one more bound on the review rate: the tightest bound is the one the choice is held to.
+  const bound = {
+    ...target,
+    maxReviewRate: capacityRate === null ? target.maxReviewRate : Math.min(capacityRate, target.maxReviewRate ?? 1),
+  };
+  const result = learnThenTest([...tallies, current], bound);
   const figures = (candidate: TestedCandidate): CandidateFigures => ({
     thresholds: candidate.index === grid.length ? declared : grid[candidate.index],
     reviewRate: candidate.reviewRate,
@@ -267,12 +310,23 @@ export function suggestThresholds(
   });
   const chosen = result.chosen ? figures(result.chosen) : null;
   const learnCases = learn.filter(Boolean).length;
-  const estimate = chosen ? null : estimateCases(result, grid.length, cases.length, learnFraction, target);
+  const estimate = chosen ? null : estimateCases(result, grid.length, cases.length, learnFraction, bound);
   const stoppedBy = result.stoppedBy ? figures(result.stoppedBy) : null;
   const sequence = { ordered: result.ordered, certified: result.certified, stoppedBy };
+  const capacity =
+    options.maxReviewsPerDay === undefined
+      ? null
+      : capacityCheck(options.maxReviewsPerDay, traffic, capacityRate, chosen);
+  // Certified candidates held back only by a bound on the review rate: which bound binds, and by how much.
+  const certifiedLeast = result.candidates
+    .filter((c) => c.certified && c.index < grid.length)
+    .sort((a, b) => a.reviewRate - b.reviewRate || a.index - b.index)[0];
+  const binding =
+    chosen || !certifiedLeast ? null : bindingLimit(figures(certifiedLeast), target.maxReviewRate, capacity);
   return Object.freeze({
     identity,
     target,
+    capacity,
     method: SUGGESTION_METHOD,
     assumption: SUGGESTION_ASSUMPTION,
     cases: cases.length,
@@ -287,8 +341,91 @@ export function suggestThresholds(
     frontier: result.frontier.filter((c) => c.index < grid.length).map(figures),
     casesNeeded: estimate?.needed ?? null,
     nextVersion: chosen ? bumpVersion(metadata.version) : null,
-    verdict: verdict(metadata.name, { chosen, estimate, sequence }, target, cases.length),
+    verdict: verdict(metadata.name, { chosen, estimate, sequence, capacity, binding }, target, cases.length),
   });
+}
+
+/** What the capacity allows at the recorded traffic, and what the choice asks of it. */
+function capacityCheck(
+  maxReviewsPerDay: number,
+  traffic: RecordedTraffic | null,
+  maxReviewRate: number | null,
+  chosen: CandidateFigures | null,
+): CapacityCheck {
+  if (traffic === null || maxReviewRate === null) {
+    return {
+      maxReviewsPerDay,
+      traffic: null,
+      maxReviewRate: null,
+      chosenReviewsPerDay: null,
+      statement:
+        `Capacity (${maxReviewsPerDay} reviews a day) cannot be checked without recorded traffic: no decision of ` +
+        `this Judgment was recorded in the last ${TRAFFIC_WINDOW_DAYS} days, so the suggestion goes on without it.`,
+    };
+  }
+  const chosenReviewsPerDay = chosen ? chosen.reviewRate * traffic.perDay : null;
+  return {
+    maxReviewsPerDay,
+    traffic,
+    maxReviewRate,
+    chosenReviewsPerDay,
+    statement:
+      `Capacity: ${maxReviewsPerDay} reviews a day at the recorded traffic of ${round1(traffic.perDay)} decisions a ` +
+      `day (${traffic.decisions} over ${describeDays(traffic.days)}, automatic and sent to Review) allows a review ` +
+      `rate ≤ ${percent(maxReviewRate)}; candidates above it are not chosen` +
+      (chosenReviewsPerDay === null ? '.' : `; the chosen one sends about ${round1(chosenReviewsPerDay)} a day.`),
+  };
+}
+
+/** The bound on the review rate that keeps the least-reviewing certified candidate out, and by how much. */
+interface BindingLimit {
+  readonly limit: 'capacity' | 'maxReviewRate';
+  readonly candidate: CandidateFigures;
+  readonly text: string;
+}
+
+function bindingLimit(
+  candidate: CandidateFigures,
+  maxReviewRate: number | null,
+  capacity: CapacityCheck | null,
+): BindingLimit | null {
+  const capacityRate = capacity?.maxReviewRate ?? null;
+  const capacityBinds = capacityRate !== null && candidate.reviewRate > capacityRate;
+  const rateBinds = maxReviewRate !== null && candidate.reviewRate > maxReviewRate;
+  if (!capacityBinds && !rateBinds) return null;
+  const thresholds = JSON.stringify(candidate.thresholds);
+  if (capacityBinds && (!rateBinds || (capacityRate as number) <= (maxReviewRate as number))) {
+    const traffic = (capacity as CapacityCheck).traffic as RecordedTraffic;
+    const load = candidate.reviewRate * traffic.perDay;
+    const max = (capacity as CapacityCheck).maxReviewsPerDay;
+    return {
+      limit: 'capacity',
+      candidate,
+      text:
+        `The capacity binds: the certified candidate sending the fewest cases to Review, ${thresholds}, sends ` +
+        `${percent(candidate.reviewRate)} of ${round1(traffic.perDay)} decisions a day, about ${round1(load)} reviews ` +
+        `a day — ${round1(load - max)} above the capacity of ${max} (it would need about ` +
+        `${Math.ceil(load)} a day, or the error target loosened knowingly).`,
+    };
+  }
+  return {
+    limit: 'maxReviewRate',
+    candidate,
+    text:
+      `The review rate limit binds: the certified candidate sending the fewest cases to Review, ${thresholds}, ` +
+      `sends ${percent(candidate.reviewRate)}, ${percent(candidate.reviewRate - (maxReviewRate as number))} above ` +
+      `the limit of ${percent(maxReviewRate as number)}.`,
+  };
+}
+
+function round1(value: number): string {
+  return String(Math.round(value * 10) / 10);
+}
+
+function describeDays(days: number): string {
+  return Number(round1(days)) >= TRAFFIC_WINDOW_DAYS
+    ? `the last ${TRAFFIC_WINDOW_DAYS} days`
+    : `${round1(days)} days (since the first)`;
 }
 
 /** The case-count estimate of a suggestion that met no target. */
@@ -484,16 +621,33 @@ function tallyCandidate(
 
 function verdict(
   name: string,
-  found: { chosen: CandidateFigures | null; estimate: CaseEstimate | null; sequence: ThresholdSuggestion['sequence'] },
+  found: {
+    chosen: CandidateFigures | null;
+    estimate: CaseEstimate | null;
+    sequence: ThresholdSuggestion['sequence'];
+    capacity: CapacityCheck | null;
+    binding: BindingLimit | null;
+  },
   target: { maxError: number; confidence: number; maxReviewRate: number | null },
   cases: number,
 ): string {
-  const { chosen, estimate, sequence } = found;
+  const { chosen, estimate, sequence, capacity, binding } = found;
   const goal =
     `error of automatic Outcomes ≤ ${percent(target.maxError)} with ${percent(target.confidence)} confidence` +
-    (target.maxReviewRate === null ? '' : ` and a review rate ≤ ${percent(target.maxReviewRate)}`);
+    (target.maxReviewRate === null ? '' : ` and a review rate ≤ ${percent(target.maxReviewRate)}`) +
+    (capacity?.maxReviewRate == null ? '' : ` and at most ${capacity.maxReviewsPerDay} reviews a day`);
   if (chosen) {
-    return `${name}: the thresholds ${JSON.stringify(chosen.thresholds)} meet the target (${goal}), sending ${percent(chosen.reviewRate)} of cases to Review.`;
+    return (
+      `${name}: the thresholds ${JSON.stringify(chosen.thresholds)} meet the target (${goal}), sending ` +
+      `${percent(chosen.reviewRate)} of cases to Review` +
+      (capacity?.chosenReviewsPerDay == null ? '.' : ` (about ${round1(capacity.chosenReviewsPerDay)} a day).`)
+    );
+  }
+  if (binding) {
+    return (
+      `${name}: no candidate meets the target (${goal}). The target was not weakened. The error target alone is ` +
+      `met (${sequence.certified} candidates certified). ${binding.text}`
+    );
   }
   const why = describeSequence(sequence, target);
   const cannot = (reason: string) =>
@@ -511,7 +665,11 @@ function verdict(
           ? `More cases would help: about ${estimate.needed} labelled cases (now ${cases}) would give a candidate ` +
             `erring ${percent(error)} of the time a ${percent(ESTIMATE_POWER)} chance to be certified.`
           : cannot(`the lowest observed error of automatic Outcomes (${percent(error)}) reaches it`);
-  return `${name}: no candidate meets the target (${goal}). The target was not weakened. ${why} ${more}`;
+  const binds =
+    capacity?.maxReviewRate == null || sequence.certified > 0
+      ? ''
+      : ' The error target binds: no candidate is certified at any review load, so the capacity is not what stops it.';
+  return `${name}: no candidate meets the target (${goal}). The target was not weakened. ${why} ${more}${binds}`;
 }
 
 /** How fixed-sequence testing went, in one or two sentences: what was tested, and which candidate stopped it and why. */

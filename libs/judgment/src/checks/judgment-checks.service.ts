@@ -189,9 +189,21 @@ export class JudgmentChecks {
       problem,
       fix,
     });
+    const { cascade } = judgmentMetadata(cls);
+    // Every tier of a cascade is asked the same Questions: each connection must be able to answer them.
+    if (cascade) return cascade.flatMap((tier) => this.checkOneConnection(cls, read, failure, tier.connection));
+    return this.checkOneConnection(cls, read, failure, null);
+  }
+
+  private checkOneConnection(
+    cls: Type<Judgment>,
+    read: ReadJudgment,
+    failure: (problem: string, fix: string) => CheckFinding,
+    tier: string | null,
+  ): CheckFinding[] {
     let connection = '(default)';
     try {
-      connection = judgmentMetadata(cls).engine ?? this.engines.defaultConnectionName();
+      connection = tier ?? judgmentMetadata(cls).engine ?? this.engines.defaultConnectionName();
       return this.answers
         .refusals(connection, read.expanded)
         .map((refusal) => failure(refusal, `Ask ${read.name} on a connection that can, or change the Questions.`));
@@ -199,7 +211,9 @@ export class JudgmentChecks {
       return [
         failure(
           `The Engine connection "${connection}" it is asked on cannot be built: ${(error as Error).message}`,
-          'Configure the connection, or name another one in @Judgment({ engine }).',
+          tier === null
+            ? 'Configure the connection, or name another one in @Judgment({ engine }).'
+            : 'Configure the connection, or name another one in the tier of @Judgment({ cascade }).',
         ),
       ];
     }

@@ -110,6 +110,15 @@ describe('judgment check', () => {
     expect(findings[0].problem).toMatch(/at most 3 options, but "team" offers 4/);
   });
 
+  it('connection: every tier of a cascade is checked, not only the first', async () => {
+    const four = () => ({ team: Classification.of('Which team should answer?', ['a', 'b', 'c', 'd']) });
+    const cascade = [{ connection: 'mock' }, { connection: 'laya' }];
+    const findings = await check(judgmentAsking('cascaded', four, { decision: () => FineDecision, cascade } as never));
+    expect(rules(findings)).toEqual(['failure connection -']);
+    expect(findings[0]).toMatchObject({ judgment: 'cascaded' });
+    expect(findings[0].problem).toMatch(/at most 3 options, but "team" offers 4/);
+  });
+
   it('decision: thresholds that are not finite numbers are a failure naming the Decision', async () => {
     const findings = await check(NaNThresholds, FineDecision);
     expect(rules(findings)).toEqual(['failure decision -']);

@@ -9,6 +9,7 @@ import { CalibrationLock } from '../lock/calibration-lock';
 import { CliUsageError } from './cli.errors';
 import { formatSuggestion } from './suggestion.format';
 import { DEFAULT_MIN_BAND } from '../calibration/threshold-suggestion';
+import { TRAFFIC_WINDOW_DAYS } from '../calibration/recorded-traffic';
 import { Calibration } from '../calibration/calibration.service';
 import { EngineManager } from '../engines/engine.manager';
 import { type Decision, decisionMetadata } from '../decision/decision.decorator';
@@ -16,7 +17,7 @@ import { type Judgment, judgmentName } from '../definition/judgment.decorator';
 import { JudgmentRegistry } from '../registry/judgment.registry';
 import type { CliContext } from './cli.context';
 import { fail, print, printJson } from './cli.output';
-import { formatReport } from './report.format';
+import { formatReport, formatResolutionTemperatures, temperatureCaution } from './report.format';
 
 /** Options of `judgment eval`. */
 export interface EvalOptions {
@@ -25,11 +26,13 @@ export interface EvalOptions {
   engine?: string[];
   concurrency?: number;
   fitTemperature?: boolean;
+  fromResolutions?: boolean;
   json?: boolean;
   suggest?: boolean;
   maxError?: number;
   confidence?: number;
   maxReview?: number;
+  maxReviewsPerDay?: number;
   minBand?: number;
   /** Review bands, each `lower:upper` (two threshold names). */
   band?: string[];
@@ -59,11 +62,20 @@ export function addEvalCommand(program: Command, context: CliContext): void {
       /^\d+$/.test(value) ? Number(value) : NaN,
     )
     .option('--fit-temperature', 'also fit a temperature per connection to the Likelihood truths (openai driver)')
+    .option(
+      '--from-resolutions',
+      'with --fit-temperature: refit from the resolved Reviews and audits in the records, per identity (no Engine call)',
+    )
     .option('--json', 'print only the report as JSON')
     .option('--suggest', 'suggest thresholds with a finite-sample guarantee (no further Engine call)')
     .option('--max-error <share>', 'with --suggest: largest error rate of automatic Outcomes, in (0, 1)', share)
     .option('--confidence <share>', 'with --suggest: probability the error stays within --max-error', share)
     .option('--max-review <share>', 'with --suggest: largest review rate, in (0, 1]', share)
+    .option(
+      '--max-reviews-per-day <cases>',
+      `with --suggest: cases Review can take a day, checked at the recorded traffic (last ${TRAFFIC_WINDOW_DAYS} days)`,
+      reviewsPerDay,
+    )
     .option(
       '--min-band <width>',
       `with --suggest: least width kept between the thresholds of a Review band, in (0, 1) (default ${DEFAULT_MIN_BAND})`,
@@ -83,6 +95,10 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
   const json = options.json === true;
   const progress = new Progress(!json && process.stdout.isTTY === true);
   try {
+    if (options.fromResolutions) {
+      await refitFromResolutions(context, name, options);
+      return;
+    }
     const html = prepareHtml(options.html);
     await context.start();
     const registry = context.get(JudgmentRegistry);
@@ -101,6 +117,9 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
       },
       onProgress: (done: number, total: number) => progress.update(done, total),
     };
+    if (options.maxReviewsPerDay !== undefined && !options.suggest) {
+      throw new CliUsageError('--max-reviews-per-day goes with --suggest: add --suggest --max-error … --confidence ….');
+    }
     if (options.suggest) {
       if (options.maxError === undefined || options.confidence === undefined) {
         throw new CliUsageError('--suggest needs --max-error <share> and --confidence <share>, e.g. 0.05 and 0.95.');
@@ -110,6 +129,7 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
           maxError: options.maxError,
           confidence: options.confidence,
           ...(options.maxReview === undefined ? {} : { maxReviewRate: options.maxReview }),
+          ...(options.maxReviewsPerDay === undefined ? {} : { maxReviewsPerDay: options.maxReviewsPerDay }),
           ...(options.minBand === undefined ? {} : { minBand: options.minBand }),
           ...(options.band === undefined ? {} : { reviewBands: options.band.map(bandOption) }),
         },
@@ -133,6 +153,34 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
     progress.stop();
     fail(error, json);
   }
+}
+
+/**
+ * `--fit-temperature --from-resolutions`: the temperature per identity refitted from the resolved Reviews and audits
+ * (no Engine call), each with the small-sample caution of `--fit-temperature`.
+ */
+async function refitFromResolutions(context: CliContext, name: string, options: EvalOptions): Promise<void> {
+  if (!options.fitTemperature) {
+    throw new CliUsageError('--from-resolutions goes with --fit-temperature: add --fit-temperature.');
+  }
+  const other = (['dataset', 'suggest', 'lock', 'html', 'engine', 'decision'] as const).filter(
+    (option) => options[option] !== undefined && options[option] !== false,
+  );
+  if (other.length > 0) {
+    throw new CliUsageError(
+      `--from-resolutions reads the records and asks no Engine, so it takes no ${other.map((o) => `--${o}`).join(', ')}.`,
+    );
+  }
+  await context.start();
+  const found = await context.get(Calibration).for(findJudgment(context, name)).fitTemperatureFromResolutions();
+  if (options.json === true) {
+    printJson({
+      ...found,
+      fits: found.fits.map((fit) => ({ ...fit, caution: temperatureCaution(fit) })),
+    });
+    return;
+  }
+  print(formatResolutionTemperatures(name, found));
 }
 
 /**
@@ -177,6 +225,17 @@ function share(value: string): number {
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number)) {
     throw new InvalidArgumentError(`expected a number such as 0.05; got ${JSON.stringify(value)}.`);
+  }
+  return number;
+}
+
+/** `--max-reviews-per-day`: a number of cases above 0. */
+function reviewsPerDay(value: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || !(number > 0)) {
+    throw new InvalidArgumentError(
+      `expected the cases Review can take a day, a number above 0 such as 40; got ${JSON.stringify(value)}.`,
+    );
   }
   return number;
 }

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import type { ReviewCause } from '../assessment/awaiting-review';
 import { shownNumber, traceLines } from '../decision/trace-words';
+import { cascadeStepOf } from '../definition/cascade';
 import { InvalidRecordQuery } from '../errors';
+import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { RecordQueries } from '../records/record-queries.service';
 import { type RecordDetail, recordDetail } from '../records/record.view';
 import type { CliContext } from './cli.context';
@@ -26,18 +28,75 @@ async function runExplain(context: CliContext, id: string, json: boolean): Promi
   try {
     if (!/^[1-9]\d*$/.test(id)) throw new CliUsageError(`The record id must be a positive integer; got "${id}".`);
     await context.start();
-    const record = await context.get(RecordQueries).find(Number(id));
+    const queries = context.get(RecordQueries);
+    const record = await queries.find(Number(id));
     if (record === null) throw new InvalidRecordQuery(`No assessment record has id ${id}.`);
     const detail = recordDetail(record);
-    if (json) printJson(detail);
-    else print(formatExplanation(detail));
+    const path = (await queries.cascadePath(record)).map(cascadeStop);
+    if (json) printJson(path.length > 1 ? { ...detail, cascade: path } : detail);
+    else print(formatExplanation(detail, path));
   } catch (error) {
     fail(error, json);
   }
 }
 
+/** One record of a cascade's path, as explain shows it. */
+export interface CascadeStop {
+  readonly record: number;
+  readonly tier: number | null;
+  readonly connection: string | null;
+  readonly model: string | null;
+  /** The Outcome its answers were decided to (null: not decided, or Unassessed). */
+  readonly outcome: string | null;
+  /** What happened there: `escalated` (in the Review band, the next tier asked), `decided`, `review`, `unassessed`, `undecided`. */
+  readonly result: 'escalated' | 'decided' | 'review' | 'unassessed' | 'undecided';
+}
+
+/** A record of a cascade's path: its tier, and whether it escalated, decided, went to Review or was not answered. */
+export function cascadeStop(record: AssessmentRecord): CascadeStop {
+  const step = cascadeStepOf(record);
+  const result: CascadeStop['result'] =
+    record.failureType !== null
+      ? 'unassessed'
+      : record.outcome === null
+        ? 'undecided'
+        : record.decisionTrace?.escalated
+          ? 'escalated'
+          : record.reviewRequestedAt !== null
+            ? 'review'
+            : 'decided';
+  return {
+    record: record.id,
+    tier: step?.tier ?? null,
+    connection: step?.connection ?? null,
+    model: record.model,
+    outcome: record.outcome,
+    result,
+  };
+}
+
+/** The path of a cascade in words, one tier a line, the record explained marked. */
+export function describeCascadePath(path: readonly CascadeStop[], explained: number): string[] {
+  if (path.length < 2 && (path.length === 0 || path[0].tier === null)) return [];
+  const words: Record<CascadeStop['result'], (stop: CascadeStop) => string> = {
+    escalated: (stop) => `answered, decided ${stop.outcome} (in the Review band), escalated`,
+    decided: (stop) => `answered, decided ${stop.outcome}`,
+    review: (stop) => `answered, decided ${stop.outcome}, sent to Review`,
+    unassessed: () => 'could not answer (Unassessed)',
+    undecided: () => 'answered, not decided yet',
+  };
+  return [
+    'Escalation path:',
+    ...path.map(
+      (stop) =>
+        `  tier ${stop.tier ?? '?'} (${stop.connection ?? 'unknown connection'}${stop.model ? `, ${stop.model}` : ''}), ` +
+        `record #${stop.record}: ${words[stop.result](stop)}${stop.record === explained ? '  ← this record' : ''}`,
+    ),
+  ];
+}
+
 /** The explanation in words, one fact a line. */
-function formatExplanation(e: RecordDetail): string {
+export function formatExplanation(e: RecordDetail, path: readonly CascadeStop[] = []): string {
   const lines = [
     `Record #${e.id}: ${e.judgment}${e.subject ? ` about ${e.subject.type} #${e.subject.id}` : ''}, created ${e.createdAt}`,
     e.provenance === null
@@ -46,6 +105,7 @@ function formatExplanation(e: RecordDetail): string {
         (e.provenance.requestId ? `, request ${e.provenance.requestId}` : ''),
     ...describeModels(e.provenance?.questionModels ?? {}),
     describeCost(e.cost),
+    ...describeCascadePath(path, e.id),
   ];
   if (e.failure) {
     lines.push(`Unassessed: ${e.failure.type}${e.failure.message ? ` — ${e.failure.message}` : ''}`);
@@ -61,6 +121,12 @@ function formatExplanation(e: RecordDetail): string {
     const version = e.decision.version ? ` v${e.decision.version}` : '';
     lines.push(`Decision: ${e.decision.name}${version} decided ${e.outcome}`);
     lines.push(...traceLines(e.trace));
+    if (e.trace?.escalated) {
+      const { tier, connection } = e.trace.escalated;
+      lines.push(
+        `Escalated: ${e.outcome} is a Review Outcome, so tier ${tier} (${connection}) was asked instead of Review.`,
+      );
+    }
   }
   lines.push(...describeReview(e.review));
   return lines.join('\n');

@@ -1,6 +1,7 @@
 import type { CalibrationReport, CalibrationResult } from '../calibration/calibration.report';
 import type { Interval } from '../calibration/scoring';
 import { TEMPERATURE_RANGE } from '../calibration/temperature-fit';
+import type { ResolutionTemperatures } from '../calibration/resolution-temperatures';
 import { bold, languageLabel, percent, plural, table } from './cli.output';
 
 /** A calibration report as text: a summary table, then per result its bands, scores and warnings. */
@@ -26,6 +27,45 @@ export function formatReport(report: CalibrationReport): string {
   );
   for (const result of report.results) parts.push(formatResult(result));
   if (report.temperatures !== null) parts.push(formatTemperatures(report.temperatures));
+  return parts.join('\n\n');
+}
+
+/**
+ * Temperatures refitted from resolutions, one per identity (kept apart), each as `--fit-temperature` prints one, with
+ * how its truths were read and what was left out.
+ */
+export function formatResolutionTemperatures(judgment: string, found: ResolutionTemperatures): string {
+  const skipped = Object.entries(found.skipped).map(([reason, count]) => `${plural(count, 'record')}: ${reason}`);
+  const parts = [
+    bold(`Temperature refitted from the resolutions of ${judgment} (no Engine call)`),
+    `Truths: ${found.rule}`,
+  ];
+  if (skipped.length > 0) parts.push(`Left out: ${skipped.join('; ')}.`);
+  if (found.fits.length === 0) {
+    parts.push(
+      'Nothing to fit: no resolved Review or audit of a connection that records logprob masses (openai) gave a ' +
+        'Likelihood truth.',
+    );
+    return parts.join('\n\n');
+  }
+  for (const fit of found.fits) {
+    const { identity } = fit;
+    const version = identity.decisionVersion === null ? '' : ` v${identity.decisionVersion}`;
+    parts.push(
+      [
+        bold(
+          `${identity.connection} · ${identity.model} · ${identity.decision}${version} · questions ` +
+            `${identity.questions.slice(0, 8)} — from ${plural(fit.resolutions, 'resolved Review')} and ` +
+            `${plural(fit.audits, 'audit')}` +
+            (fit.undetermined > 0 ? ` (${plural(fit.undetermined, 'answer')} without a readable truth left out)` : ''),
+        ),
+        formatTemperatures([fit]),
+      ].join('\n'),
+    );
+  }
+  if (found.fits.length > 1) {
+    parts.push('Each identity is fitted apart, never mixed: apply the value of the identity the connection runs now.');
+  }
   return parts.join('\n\n');
 }
 

@@ -13,6 +13,8 @@ import type { ResolvedPrice } from '../engines/pricing/connection-price';
 import { RecordWriter } from '../persistence/record.writer';
 import { type JudgmentCost, costPerDecision } from '../records/decision-costs';
 import type { CliContext } from './cli.context';
+import { type JudgmentBacklogForecast, ReviewBacklog } from '../review/review-backlog.service';
+import { BACKLOG_FORECAST_METHOD, FORECAST_WINDOW_HOURS } from '../review/backlog-forecast';
 import { CliUsageError } from './cli.errors';
 import { fail, print, printJson, table } from './cli.output';
 import { type ReviewerAgreementReport, reviewerAgreementReport } from './reviewer-agreement.format';
@@ -90,6 +92,13 @@ export interface StatusReport {
   readonly queue: QueueReport | null;
   /** Every connection's assess queue, the default connection's first; empty when the queue is off. */
   readonly queues: readonly QueueReport[];
+  /**
+   * Each Judgment's Review backlog forecast against its deadlines (BACKLOG_FORECAST_METHOD), with cases in Review now
+   * or in the last 24 h; null when there are no records (persistence off or no database).
+   */
+  readonly backlog: readonly JudgmentBacklogForecast[] | null;
+  /** Why there is no backlog forecast (no records, or they could not be read), or null. */
+  readonly backlogProblem: string | null;
   /** Cost per decision of each Judgment over the recorded window (absent from `statusReport` alone). */
   readonly costs?: CostReport;
   /**
@@ -146,6 +155,7 @@ async function runStatus(context: CliContext, json: boolean, ping: boolean, wind
       context.get<ResolvedJudgmentOptions>(RESOLVED_JUDGMENT_OPTIONS),
       assessQueues(context),
     );
+    report = { ...report, ...(await backlogForecast(context)) };
     if (ping) {
       const asked = report.connections.filter((connection) => connection.configured).length;
       if (!json)
@@ -164,6 +174,59 @@ async function runStatus(context: CliContext, json: boolean, ping: boolean, wind
   } catch (error) {
     fail(error, json);
   }
+}
+
+/** Each Judgment's Review backlog forecast, or why there is none (no records, or the app could not give them). */
+async function backlogForecast(context: CliContext): Promise<Pick<StatusReport, 'backlog' | 'backlogProblem'>> {
+  try {
+    const rows = context.get(RecordWriter);
+    if (!rows.persistence.enabled || rows.dataSource() === null) {
+      return { backlog: null, backlogProblem: 'no records (persistence is off)' };
+    }
+    return { backlog: await context.get(ReviewBacklog).forecast(), backlogProblem: null };
+  } catch (error) {
+    return {
+      backlog: null,
+      backlogProblem: `the records could not be read (${(error as Error).message.replace(/\.$/, '')})`,
+    };
+  }
+}
+
+/** The backlog forecast as a table and the method, or why there is none. */
+function formatBacklog(report: StatusReport): string[] {
+  const backlog = report.backlog;
+  if (backlog === null) return [`Review backlog: no forecast, ${report.backlogProblem ?? 'no records'}.`];
+  if (backlog.length === 0) {
+    return [`Review backlog: no case in Review now nor in the last ${FORECAST_WINDOW_HOURS} h.`];
+  }
+  const perHour = (value: number) => (Math.round(value * 10) / 10).toFixed(1);
+  return [
+    table(
+      [
+        'Judgment',
+        'In Review',
+        `Arrivals/h (${FORECAST_WINDOW_HOURS} h)`,
+        `Resolved/h (${FORECAST_WINDOW_HOURS} h)`,
+        'Deadline',
+        'Backlog at deadline',
+        'Forecast to expire',
+      ],
+      backlog.map((f) => [
+        f.judgment,
+        f.inReview,
+        perHour(f.arrivalsPerHour),
+        perHour(f.resolutionsPerHour),
+        f.deadline ?? 'none',
+        f.backlogAtHorizon === null ? '—' : Math.round(f.backlogAtHorizon),
+        f.horizonHours === null && f.atRisk === 0
+          ? 'none (no deadline)'
+          : f.atRisk === 0
+            ? '0'
+            : `${f.atRisk} AT RISK (${f.expiringInReview} in Review, ${f.expiringArrivals} arriving)`,
+      ]),
+    ),
+    `Backlog forecast: ${BACKLOG_FORECAST_METHOD}`,
+  ];
 }
 
 /** Cost per decision of each Judgment since `since`, or why the records could not be read. */
@@ -266,6 +329,8 @@ export async function statusReport(
     connections: defaultProblem ? [unconfigured('(default)', true, defaultProblem), ...connections] : connections,
     queue: reports[0] ?? null,
     queues: reports,
+    backlog: null,
+    backlogProblem: null,
   };
 }
 
@@ -418,6 +483,7 @@ function formatStatus(report: StatusReport): string {
     ...prices,
     ...(report.costs ? [formatCosts(report.costs)] : []),
     ...queueLines,
+    ...formatBacklog(report),
     ...pings,
     verdict,
   ].join('\n');

@@ -17,6 +17,7 @@ export function formatSuggestion(result: CalibrationSuggestion): string {
 function formatOne(suggestion: ThresholdSuggestion): string {
   const { identity, target } = suggestion;
   const version = identity.decisionVersion === null ? '' : ` v${identity.decisionVersion}`;
+  const perDay = suggestion.capacity?.traffic?.perDay ?? null;
   const parts = [
     bold(
       `Suggested thresholds · ${identity.decision}${version} · ${identity.model} · questions ${identity.questions.slice(0, 8)}`,
@@ -28,12 +29,22 @@ function formatOne(suggestion: ThresholdSuggestion): string {
     `Method: ${suggestion.method}`,
     `Assumption: ${suggestion.assumption}`,
     describeBands(suggestion),
+    ...(suggestion.capacity ? [suggestion.capacity.statement] : []),
     table(
-      ['', 'Thresholds', 'Review rate', 'Observed error', `Error bound (${percent(target.confidence)})`, 'Certified'],
+      [
+        '',
+        'Thresholds',
+        'Review rate',
+        ...(perDay === null ? [] : ['Reviews/day']),
+        'Observed error',
+        `Error bound (${percent(target.confidence)})`,
+        'Certified',
+      ],
       frontierRows(suggestion).map(([label, figures]) => [
         label,
         describeThresholds(figures.thresholds),
         percent(figures.reviewRate),
+        ...(perDay === null ? [] : [reviewsPerDay(figures.reviewRate, perDay, suggestion)]),
         percent(figures.observedError),
         percent(figures.errorBound),
         STATUS[figures.status],
@@ -53,6 +64,13 @@ function formatOne(suggestion: ThresholdSuggestion): string {
     );
   }
   return parts.join('\n\n');
+}
+
+/** A candidate's reviews a day at the recorded traffic, marked when above the capacity. */
+function reviewsPerDay(reviewRate: number, perDay: number, suggestion: ThresholdSuggestion): string {
+  const load = Math.round(reviewRate * perDay * 10) / 10;
+  const max = suggestion.capacity?.maxReviewsPerDay ?? Infinity;
+  return reviewRate * perDay > max ? `${load} (over ${max})` : String(load);
 }
 
 /** Why a row is certified or not, in the Certified column. */

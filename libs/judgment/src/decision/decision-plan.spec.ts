@@ -103,4 +103,44 @@ describe('the decision plan', () => {
       planDecision({ outcome: 0, decision: numeric, rule: 'r', findings: [], inReview: null, audit: null }),
     ).toEqual({ route: 'act', audit: false });
   });
+
+  describe('in an escalation cascade', () => {
+    const next = { tier: 2, connection: 'strong' };
+
+    it('a Review Outcome with a tier after it escalates to that tier instead of entering Review', () => {
+      expect(plan({ outcome: Outcome.Escalate, rule: 'abusive ≥ 0.3', escalation: next })).toEqual({
+        route: 'escalate',
+        tier: 2,
+        connection: 'strong',
+        text:
+          'RefundDecision decided "escalate", one of its Review Outcomes, by the rule: abusive ≥ 0.3; asked of ' +
+          'tier 2 ("strong") instead.',
+      });
+    });
+
+    it('an automatic Outcome acts at the tier that decided it; the next tier is not asked', () => {
+      expect(plan({ outcome: Outcome.Reject, escalation: next })).toEqual({ route: 'act', audit: false });
+      expect(plan({ outcome: Outcome.Reject, escalation: next, findings: [drift(true)] })).toMatchObject({
+        route: 'review',
+        reason: { cause: 'drift' },
+      });
+    });
+
+    it('after the last tier (no next tier), a Review Outcome enters Review as without a cascade', () => {
+      expect(plan({ outcome: Outcome.Escalate, escalation: null })).toMatchObject({
+        route: 'review',
+        enters: true,
+        reason: { cause: 'band' },
+      });
+    });
+
+    it('a case already in Review stays there rather than escalating', () => {
+      const first = { cause: 'band' as const, text: 'earlier' };
+      expect(plan({ outcome: Outcome.Escalate, escalation: next, inReview: first })).toEqual({
+        route: 'review',
+        reason: first,
+        enters: false,
+      });
+    });
+  });
 });

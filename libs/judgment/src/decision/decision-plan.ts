@@ -29,6 +29,11 @@ export interface DecisionPlanInput {
    * from a uniform source in [0, 1); null when no audit can be requested (nothing recorded, or one already was).
    */
   readonly audit: { readonly rate: number; readonly draw: number } | null;
+  /**
+   * The next tier of the Judgment's escalation cascade, when this decision is the cascade's and a tier follows; null
+   * otherwise (no cascade, the last tier, another Decision).
+   */
+  readonly escalation?: { readonly tier: number; readonly connection: string } | null;
 }
 
 /**
@@ -36,20 +41,29 @@ export interface DecisionPlanInput {
  * - `act`: the Outcome is automatic and stands (its Actions run); `audit` says whether it is also sent to a reviewer
  *   as an audit;
  * - `review`: the case awaits a person; `enters` is false when it was in Review already (nothing new is written or
- *   announced, the first reason stands).
+ *   announced, the first reason stands);
+ * - `escalate`: the Outcome is in the Review band and the cascade has a next tier: that tier is asked instead.
  */
 export type DecisionPlan =
   | { readonly route: 'act'; readonly audit: boolean }
+  | { readonly route: 'escalate'; readonly tier: number; readonly connection: string; readonly text: string }
   | { readonly route: 'review'; readonly reason: ReviewReason; readonly enters: boolean };
 
 /**
  * The routing policy of a decision, as a pure function: a case already in Review stays there with its first reason;
- * a Review Outcome goes to Review (`band`); an automatic Outcome goes to Review when a guard's finding says so (the
+ * a Review Outcome escalates to the next tier of a cascade when there is one, else goes to Review (`band`); an automatic Outcome goes to Review when a guard's finding says so (the
  * first such finding names the cause), else it acts, sampled for an audit at the Decision's rate.
  */
 export function planDecision(input: DecisionPlanInput): DecisionPlan {
   if (input.inReview) return { route: 'review', reason: input.inReview, enters: false };
   if (input.decision.review.has(input.outcome)) {
+    if (input.escalation) {
+      const { tier, connection } = input.escalation;
+      const text =
+        `${input.decision.name} decided ${JSON.stringify(input.outcome)}, one of its Review Outcomes, by the rule: ` +
+        `${input.rule}; asked of tier ${tier} ("${connection}") instead.`;
+      return { route: 'escalate', tier, connection, text };
+    }
     return { route: 'review', reason: bandReason(input.decision.name, input.outcome, input.rule), enters: true };
   }
   const guard = input.findings.find((finding) => finding.sendsToReview);

@@ -33,6 +33,11 @@ export interface DecisionTrace {
     /** The rule in words, e.g. `abusive ≥ reject (0.65)` or `otherwise (no tested condition held)`. */
     readonly text: string;
   };
+  /**
+   * Set when the Outcome was in the Review band of a cascade tier with a tier after it: the case was asked of that
+   * tier instead of going to Review (its record notes this one in `provenance_details.cascade.escalatedFrom`).
+   */
+  readonly escalated?: { readonly tier: number; readonly connection: string };
 }
 
 /** Builds the trace of one decide() run from what it read and compared. */

@@ -45,6 +45,7 @@ describe('@Judgment()', () => {
       engine: 'jev',
       maxEvidenceBytes: null,
       reviewSummary: null,
+      cascade: null,
     });
   });
 
@@ -58,6 +59,7 @@ describe('@Judgment()', () => {
       engine: null,
       maxEvidenceBytes: null,
       reviewSummary: null,
+      cascade: null,
     });
   });
 
@@ -70,6 +72,7 @@ describe('@Judgment()', () => {
       engine: null,
       maxEvidenceBytes: null,
       reviewSummary: null,
+      cascade: null,
     });
   });
 
@@ -87,5 +90,64 @@ describe('@Judgment()', () => {
     ['a reviewSummary that is not a function', { reviewSummary: 'title' }, /reviewSummary.*function/],
   ])('invalid options are refused: %s', (_, options, message) => {
     expect(() => Judgment(options as never)).toThrow(message);
+  });
+
+  describe('an escalation cascade', () => {
+    @Decision({ outcomes: RefundOutcome, review: [RefundOutcome.Escalate] })
+    class Banded {
+      readonly thresholds = { reject: 0.8, approve: 0.2 };
+      decide = () => RefundOutcome.Approve;
+    }
+
+    it('keeps its tiers in order; the first tier is the connection asked first (`engine`)', () => {
+      @Judgment({
+        name: 'cascaded',
+        decision: Banded,
+        cascade: [{ connection: 'cheap', thresholds: { reject: 0.95 } }, { connection: 'strong' }],
+      })
+      class Cascaded {}
+      expect(judgmentMetadata(Cascaded)).toMatchObject({
+        engine: 'cheap',
+        cascade: [{ connection: 'cheap', thresholds: { reject: 0.95 } }, { connection: 'strong' }],
+      });
+    });
+
+    it('threshold names are typed by the Decision: a name it does not declare does not compile', () => {
+      const options: Parameters<typeof Judgment<any, Banded>>[0] = {
+        decision: Banded,
+        // @ts-expect-error 'rejct' is not a threshold of Banded
+        cascade: [{ connection: 'a', thresholds: { rejct: 1 } }],
+      };
+      expect(options?.cascade).toHaveLength(1);
+    });
+
+    it.each([
+      ['a single tier', { decision: Banded, cascade: [{ connection: 'cheap' }] }, /at least two tiers/],
+      ['no tiers', { decision: Banded, cascade: [] }, /at least two tiers/],
+      ['no default Decision', { cascade: [{ connection: 'a' }, { connection: 'b' }] }, /needs a default Decision/],
+      [
+        'engine beside it',
+        { decision: Banded, engine: 'a', cascade: [{ connection: 'a' }, { connection: 'b' }] },
+        /remove engine/,
+      ],
+      [
+        'a tier without a connection',
+        { decision: Banded, cascade: [{ connection: 'a' }, { thresholds: {} }] },
+        /tier 2 needs \{ connection/,
+      ],
+      [
+        'the same connection twice',
+        { decision: Banded, cascade: [{ connection: 'a' }, { connection: 'a' }] },
+        /tier 2 names connection "a" again/,
+      ],
+      [
+        'a threshold that is not a finite number',
+        { decision: Banded, cascade: [{ connection: 'a', thresholds: { reject: '0.9' } }, { connection: 'b' }] },
+        /tier 1 \("a"\) has thresholds.reject = 0.9: give a finite number/,
+      ],
+    ])('is refused at declaration, naming the Judgment and the tier: %s', (_, options, message) => {
+      expect(() => Judgment({ name: 'cascaded', ...(options as object) })(class Cascaded {})).toThrow(message);
+      expect(() => Judgment({ name: 'cascaded', ...(options as object) })(class Cascaded {})).toThrow(/cascaded/);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { InvalidJudgment } from '../errors';
+import { type CascadeTier, checkedCascade } from './cascade';
 import type { EvidenceMap } from './evidence';
 import type { QuestionMap } from '../questions/question';
 
@@ -35,12 +36,21 @@ export type ReviewSummary<S = any> = (subject: S) => string;
 /** The longest review summary the queue shows; a longer one is cut with an ellipsis. */
 export const REVIEW_SUMMARY_MAX = 120;
 
-/** Static options of a Judgment class (`S`: its Subject entity, typed for `reviewSummary`). */
-export interface JudgmentOptions<S = any> {
+/**
+ * Static options of a Judgment class (`S`: its Subject entity, typed for `reviewSummary`; `D`: its default Decision,
+ * which types the cascade's threshold names).
+ */
+export interface JudgmentOptions<S = any, D = unknown> {
   /** Stable name stored in records, queue payloads and CLI arguments. Default: the class name. */
   name?: string;
   /** The default Decision applied by `assessment.outcome()`. */
-  decision?: ClassRef<unknown>;
+  decision?: ClassRef<D>;
+  /**
+   * An escalation cascade, cheapest first: the first tier's connection is asked; a case its answers decide in the
+   * Decision's Review band is asked of the next tier (decided with that tier's thresholds) instead of going to Review;
+   * after the last tier, Review. Needs `decision`; replaces `engine`.
+   */
+  cascade?: readonly CascadeTier<NoInfer<D>>[];
   /** Cache Assessments for this many seconds (opt-in; 0 looks the cache up but stores nothing). */
   cacheFor?: number;
   /** The Engine connection to ask. */
@@ -62,12 +72,14 @@ export interface JudgmentMetadata {
   readonly engine: string | null;
   readonly maxEvidenceBytes: number | null;
   readonly reviewSummary: ReviewSummary | null;
+  /** The escalation cascade's tiers, or null without one. */
+  readonly cascade: readonly CascadeTier[] | null;
 }
 
-const judgments = new WeakMap<Function, JudgmentOptions>();
+const judgments = new WeakMap<Function, JudgmentOptions & { checkedCascade?: readonly CascadeTier[] }>();
 
 /** Declares a Judgment class with its stable name and static options. */
-export function Judgment<S = any>(options: JudgmentOptions<S> = {}): ClassDecorator {
+export function Judgment<S = any, D = unknown>(options: JudgmentOptions<S, D> = {}): ClassDecorator {
   if (options.name !== undefined && (typeof options.name !== 'string' || options.name.trim() === '')) {
     throw new InvalidJudgment('@Judgment({ name }) must be a non-blank string.');
   }
@@ -98,7 +110,12 @@ export function Judgment<S = any>(options: JudgmentOptions<S> = {}): ClassDecora
     );
   }
   return (target) => {
-    judgments.set(target, { ...options });
+    const name = options.name ?? target.name;
+    const cascade =
+      options.cascade === undefined
+        ? undefined
+        : checkedCascade(name, options.cascade, { decision: options.decision, engine: options.engine });
+    judgments.set(target, { ...(options as JudgmentOptions), checkedCascade: cascade });
   };
 }
 
@@ -114,9 +131,11 @@ export function judgmentMetadata(cls: Function): JudgmentMetadata {
     name: options.name ?? cls.name,
     decision: options.decision ? resolveClassRef(options.decision) : null,
     cacheFor: options.cacheFor ?? null,
-    engine: options.engine ?? null,
+    // A cascade's first tier is the connection asked first: what every reader of `engine` means.
+    engine: options.engine ?? options.checkedCascade?.[0].connection ?? null,
     maxEvidenceBytes: options.maxEvidenceBytes ?? null,
     reviewSummary: options.reviewSummary ?? null,
+    cascade: options.checkedCascade ?? null,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Assessment } from '../assessment/assessment';
 import type { ReviewReason } from '../assessment/awaiting-review';
 import type { Decision } from '../decision/decision.decorator';
+import type { CascadeStep } from '../definition/cascade';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
 import type { EngineFailed } from '../errors';
@@ -44,12 +45,35 @@ export class AssessmentDecided<J extends Judgment = Judgment, O extends Outcome 
     readonly record: AssessmentRecord | null,
     /** Why the case is in Review (a Review Outcome, calibration drift, …), or null when the Outcome acts. */
     readonly review: ReviewReason | null = null,
+    /** The tier of the Judgment's escalation cascade that decided (its connection, its place), or null without one. */
+    readonly tier: CascadeStep | null = null,
   ) {}
 
   /** Whether the case awaits a person instead of the Outcome acting (with or without a record). */
   get awaitsReview(): boolean {
     return this.review !== null;
   }
+}
+
+/**
+ * A tier of an escalation cascade decided a Review Outcome and a tier follows: the case is asked of that tier instead
+ * of going to Review. The next tier's decision is announced with its own AssessmentDecided (or AssessmentEscalated).
+ */
+export class AssessmentEscalated<J extends Judgment = Judgment, O extends Outcome = Outcome> {
+  static readonly NAME = 'judgment.assessment.escalated';
+  constructor(
+    readonly judgment: J,
+    readonly assessment: Assessment<J>,
+    readonly decision: Decision<J, O>,
+    /** The Review Outcome this tier's answers were decided to. */
+    readonly outcome: O,
+    /** This tier's record (its decision is written with `decision_trace.escalated`), or null. */
+    readonly record: AssessmentRecord | null,
+    /** The tier that escalated. */
+    readonly from: CascadeStep,
+    /** The tier asked next. */
+    readonly to: { readonly tier: number; readonly connection: string },
+  ) {}
 }
 
 /** A case went to Review (once per record): a Review Outcome, or a guard sent an automatic Outcome there. */
@@ -113,6 +137,39 @@ export class ReviewExpired<O extends Outcome = Outcome> {
     readonly resolution: O,
     readonly deadlineAt: Date,
   ) {}
+}
+
+/**
+ * A Judgment's Review backlog is forecast to let cases reach their review deadline unresolved (`forecast.atRisk` of
+ * them) at the last 24 h's arrival and resolution rates (BACKLOG_FORECAST_METHOD). Checked with each review-deadline
+ * sweep; fires once when the risk begins in a process, again only after a forecast with none at risk.
+ */
+export class ReviewBacklogAtRisk {
+  static readonly NAME = 'judgment.review.backlog-at-risk';
+  constructor(
+    readonly forecast: ReviewBacklogForecast,
+    /** When the forecast was made. */
+    readonly at: Date,
+  ) {}
+
+  get judgment(): string {
+    return this.forecast.judgment;
+  }
+}
+
+/** What ReviewBacklogAtRisk carries: a Judgment's backlog forecast (see `forecastBacklog`). */
+export interface ReviewBacklogForecast {
+  readonly judgment: string;
+  readonly deadline: string | null;
+  readonly inReview: number;
+  readonly withDeadline: number;
+  readonly arrivalsPerHour: number;
+  readonly resolutionsPerHour: number;
+  readonly horizonHours: number | null;
+  readonly backlogAtHorizon: number | null;
+  readonly expiringInReview: number;
+  readonly expiringArrivals: number;
+  readonly atRisk: number;
 }
 
 /** The identity a decision ran under, as the drift guard compares it with the calibration lock. */
@@ -263,6 +320,7 @@ export type JudgmentEvent =
   | AssessmentCompleted
   | AssessmentFailed
   | AssessmentDecided
+  | AssessmentEscalated
   | ReviewRequested
   | ReviewResolved
   | ReviewVoteCast
@@ -272,6 +330,7 @@ export type JudgmentEvent =
   | ReviewClaimed
   | ReviewReleased
   | ReviewExpired
+  | ReviewBacklogAtRisk
   | CalibrationDrifted
   | SignalCollapsed
   | AuditRequested

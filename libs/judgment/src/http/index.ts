@@ -13,6 +13,7 @@ export { judgmentValidationPipe } from './validation';
 export type { RecordWithVotes, ReviewListItem, ReviewPage } from './judgment-reviews.controller';
 export type { AuditPage } from './judgment-audits.controller';
 export type { RecordPage } from './record-page';
+export { DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT } from '../records/record-queries.service';
 export type { DecisionTrace, TraceComparison } from '../decision/decision-trace';
 export type { TracedRead } from '../assessment/reading-trace';
 export type {

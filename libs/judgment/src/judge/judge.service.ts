@@ -29,6 +29,12 @@ import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import { RecordWriter } from '../persistence/record.writer';
 import { Recorder } from '../recording/recorder';
+import type { LinkCascade } from '../recording/record-link';
+import type { Decided } from '../assessment/awaiting-review';
+import type { Decision } from '../decision/decision.decorator';
+import type { CascadeStep, CascadeTier } from '../definition/cascade';
+import type { Outcome } from '../definition/outcome';
+import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { SignalGuard } from '../signal/signal.guard';
 import type { RecordLink } from '../recording/record-link';
 import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
@@ -56,6 +62,8 @@ import {
   JUDGMENT_DISPATCH,
   type PaidAnswers,
   type RecordedAttempt,
+  type TierChoice,
+  paidAnswersOf,
 } from './judge.types';
 
 /** Everything prepared before the Engine is asked. */
@@ -65,6 +73,9 @@ interface Attempt extends DescribedAttempt {
   readonly connection: string;
   readonly chosen: ChosenEngine;
   readonly cacheFor: number | null;
+  /** Where the attempt stands in the Judgment's escalation cascade, or null without one. */
+  readonly cascade: CascadeStep | null;
+  readonly limits: LimitMode;
 }
 
 /**
@@ -111,7 +122,7 @@ export class Judge implements Attempter {
    * use to decide from the record.
    */
   async attempt<J extends Judgment>(judgment: J, options: AttemptOptions = {}): Promise<RecordedAttempt<J>> {
-    const attempt = this.prepare(judgment, options.limits ?? LIVE_LIMITS);
+    const attempt = this.prepare(judgment, options.limits ?? LIVE_LIMITS, options.tier ?? FIRST_TIER);
     return inSpan('judgment.assess', { attributes: { 'judgment.name': attempt.name } }, async (span) => {
       const recorded = await this.attemptPrepared(judgment, attempt, options.paid);
       const status = recorded.result instanceof Unassessed ? 'unassessed' : 'assessed';
@@ -130,7 +141,7 @@ export class Judge implements Attempter {
     let key: string | undefined;
     const keyOf = () => (attempt.chosen.scripted ? null : (key ??= this.cacheKey(attempt)));
     const cacheKey = attempt.cacheFor === null ? null : keyOf();
-    const link = this.attempts.link({ checksPurity: attempt.chosen.scripted });
+    const link = this.linkFor(judgment, attempt, attempt.chosen.scripted);
     // Answers of a round of this Judgment that failed part way (kept here, or in a queued job's progress).
     const kept = !paid && !this.partials.empty ? keyOf() : null;
     const earlier = paid ?? (kept ? this.partials.take(kept) : undefined);
@@ -346,14 +357,16 @@ export class Judge implements Attempter {
     return inSpan('judgment.record', { kind: SpanKind.CLIENT, attributes }, write);
   }
 
-  private prepare(judgment: Judgment, limits: LimitMode): Attempt {
+  private prepare(judgment: Judgment, limits: LimitMode, tier: TierChoice = FIRST_TIER): Attempt {
     const described = describeAttempt(judgment);
     const metadata = judgmentMetadata(judgment.constructor);
     checkEvidenceSize(described.name, described.evidence, metadata.maxEvidenceBytes ?? this.maxEvidenceBytes);
     this.evidencePaths.check(described);
     // What the record cannot hold is refused now, not after the Engine was paid for an answer it cannot record.
     const subject = this.rows.checkedSubject(described);
-    const connection = judgment.engine?.() ?? metadata.engine ?? this.engines.defaultConnectionName();
+    const cascade = metadata.cascade ? cascadeStep(described.name, judgment, metadata.cascade, tier) : null;
+    const connection =
+      cascade?.connection ?? judgment.engine?.() ?? metadata.engine ?? this.engines.defaultConnectionName();
     return {
       ...described,
       subject,
@@ -361,7 +374,52 @@ export class Judge implements Attempter {
       connection,
       chosen: this.answers.engineFor(judgment, connection),
       cacheFor: checkedCacheFor(described.name, judgment.cacheFor?.() ?? metadata.cacheFor ?? null),
+      cascade,
+      limits,
     };
+  }
+
+  /** The link an attempt's Assessment is made with: with its place in the cascade and a way to ask the next tier. */
+  private linkFor(judgment: Judgment, attempt: Attempt, checksPurity: boolean): RecordLink {
+    const metadata = judgmentMetadata(judgment.constructor);
+    if (!attempt.cascade || !metadata.cascade || !metadata.decision) return this.attempts.link({ checksPurity });
+    const cascade: LinkCascade = {
+      step: attempt.cascade,
+      tiers: metadata.cascade,
+      decision: metadata.decision,
+      escalate: (decision, from) => this.escalate(judgment, attempt, decision, from),
+    };
+    return this.attempts.link({ checksPurity, cascade });
+  }
+
+  /**
+   * Asks the cascade's next tier about the Judgment an earlier tier decided in its Review band, records that attempt
+   * (noting the record it escalated from) and decides it with the same Decision through its own link. Resolves to
+   * null when the tier could not answer and its failure is not thrown. Whatever it throws, the earlier tier's answers
+   * are kept for a retry of the same Judgment in this process, so that tier is not paid again.
+   */
+  private async escalate(
+    judgment: Judgment,
+    from: Attempt,
+    decision: Decision,
+    earlier: { assessment: Assessment<any>; record: AssessmentRecord | null },
+  ): Promise<Decided<Outcome> | null> {
+    const step = from.cascade as CascadeStep;
+    try {
+      const next = this.prepare(judgment, from.limits, { index: step.tier, escalatedFrom: earlier.record?.id ?? null });
+      const attributes = { 'judgment.name': next.name, 'judgment.cascade.tier': step.tier + 1 };
+      const recorded = await inSpan('judgment.assess', { attributes }, () =>
+        this.attemptPrepared(judgment, next, undefined),
+      );
+      if (recorded.result instanceof Unassessed) return null;
+      return await recorded.result.decide(decision);
+    } catch (error) {
+      if (!from.chosen.scripted) {
+        const paid = { ...paidAnswersOf(earlier.assessment), record: earlier.record?.id ?? null };
+        this.partials.keep(this.cacheKey(from), paid);
+      }
+      throw error;
+    }
   }
 
   private cacheKey(attempt: Attempt): string {
@@ -382,7 +440,7 @@ export class Judge implements Attempter {
     hit: CachedAssessment,
   ): Promise<RecordedAttempt<J>> {
     const provenance = new Provenance(hit.engine, hit.model, hit.requestId, {}, hit.questionModels ?? {});
-    const link = this.attempts.link({ checksPurity: false });
+    const link = this.linkFor(judgment, attempt, false);
     const assessment = Assessment.fromAnswers(judgment, attempt.questions, hit.answers, provenance, link);
     const cost = this.recordCost(attempt, NOTHING_PAID, undefined, 'Answered from the cache: nothing was asked.');
     const record = await this.recording(() => link.recordAnswered({ ...attempt, cost }, assessment, hit.recordId));
@@ -434,6 +492,25 @@ export class Judge implements Attempter {
     if (this.throwOnFailure) throw error;
     return { result: new Unassessed(judgment, error, record), record };
   }
+}
+
+const FIRST_TIER: TierChoice = { index: 0, escalatedFrom: null };
+
+/** The attempt's place in the Judgment's cascade; a Judgment with a cascade may not name its connection itself. */
+function cascadeStep(name: string, judgment: Judgment, tiers: readonly CascadeTier[], tier: TierChoice): CascadeStep {
+  const own = judgment.engine?.();
+  if (own !== null && own !== undefined) {
+    throw new InvalidJudgment(
+      `${name}.engine() returned ${JSON.stringify(own)}, but ${name} declares an escalation cascade, whose first ` +
+        "tier's connection is asked first: remove engine(), or the cascade.",
+    );
+  }
+  return {
+    tier: tier.index + 1,
+    of: tiers.length,
+    connection: tiers[tier.index].connection,
+    escalatedFrom: tier.escalatedFrom,
+  };
 }
 
 /** A Judgment's `cacheFor()`: a finite number of seconds ≥ 0, or null; anything else would never expire. */

@@ -83,6 +83,14 @@ export interface AttemptOptions {
    * wait for a slot up to `limiter.maxWait`). A queued assess job gives QUEUED_LIMITS: refusals go back to the queue.
    */
   readonly limits?: LimitMode;
+  /** Which tier of the Judgment's escalation cascade to ask (default: the first), and the record it escalates from. */
+  readonly tier?: TierChoice;
+}
+
+/** A tier of a Judgment's escalation cascade to ask (0: the first), and the record of the tier before it. */
+export interface TierChoice {
+  readonly index: number;
+  readonly escalatedFrom: number | null;
 }
 
 /** A way of running dispatched Judgments (inline, or on BullMQ); resolves to the job id. */

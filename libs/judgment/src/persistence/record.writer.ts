@@ -9,6 +9,7 @@ import type { RoundCost } from '../engines/pricing/round-cost';
 import type { ReviewReason } from '../assessment/awaiting-review';
 import type { Provenance } from '../assessment/provenance';
 import type { PreparedEvidence } from '../definition/evidence';
+import type { CascadeStep } from '../definition/cascade';
 import type { UnresolvedEvidencePath } from '../definition/evidence-paths';
 import type { Judgment } from '../definition/judgment.decorator';
 import { JUDGMENT_DATA_SOURCE, RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
@@ -57,6 +58,8 @@ export interface AttemptContext {
   readonly subject?: EntityReference | null;
   /** What the rounds the record is the first to hold cost (`cost`, `cost_currency`, `cost_basis`); unset: null. */
   readonly cost?: RoundCost | null;
+  /** Where the attempt stands in its Judgment's escalation cascade (noted on the record), or null without one. */
+  readonly cascade?: CascadeStep | null;
 }
 
 /** A prepared INSERT of a record: its SQL, the columns it writes (in parameter order) and those it returns. */
@@ -440,13 +443,20 @@ export class RecordWriter {
     };
   }
 
-  /** Notes the missing Evidence paths in `provenance_details.missingEvidencePaths` (no column of its own). */
+  /**
+   * Notes the missing Evidence paths in `provenance_details.missingEvidencePaths`, and the attempt's place in a
+   * cascade in `provenance_details.cascade` (no columns of their own).
+   */
   private missingPathsColumn(
     attempt: AttemptContext,
     details: Record<string, unknown> | null,
   ): Partial<AssessmentRecord> {
     const paths = [...new Set((attempt.missingEvidencePaths ?? []).map((missing) => missing.path))];
-    return paths.length === 0 ? {} : { provenanceDetails: { ...details, missingEvidencePaths: paths } };
+    const cascade = attempt.cascade ? { cascade: { ...attempt.cascade } } : {};
+    if (paths.length === 0 && !attempt.cascade) return {};
+    return {
+      provenanceDetails: { ...details, ...(paths.length === 0 ? {} : { missingEvidencePaths: paths }), ...cascade },
+    };
   }
 
   /**

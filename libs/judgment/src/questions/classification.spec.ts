@@ -1,4 +1,5 @@
-import { Classification, NONE_LABEL } from 'nestjs-judgment';
+import { Classification } from 'nestjs-judgment';
+import { NONE_LABEL } from './classification';
 import { InvalidQuestion } from 'nestjs-judgment/testing';
 
 enum Department {

@@ -4,6 +4,7 @@ import { type Judgment, judgmentMetadata } from '../definition/judgment.decorato
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { ASSESS_QUEUE } from './queue.constants';
+import { requireHashTaggedPrefix } from './redis-cluster';
 
 /** One Engine connection's assess queue. */
 export interface ConnectionQueue {
@@ -30,7 +31,8 @@ export function connectionOf(judgment: Judgment, defaultConnection: string): str
  * Every Engine connection's assess queue, so one account's rate limit (and its 429s) pauses only its own queue. The
  * default connection's is the queue BullModule registered (ASSESS_QUEUE); the others are opened here, at runtime
  * (the connections may come from `forRootAsync`), on the same Redis connection and prefix, and closed at shutdown.
- * A queue named in `dispatch(j, { queue })` that is none of these is opened on first use, the same way.
+ * A queue named in `dispatch(j, { queue })` that is none of these is opened on first use, the same way. On Redis
+ * Cluster it refuses a prefix without a hash tag (every queue must share one slot).
  */
 @Injectable()
 export class AssessQueues implements OnApplicationShutdown {
@@ -43,6 +45,8 @@ export class AssessQueues implements OnApplicationShutdown {
     @Inject(RESOLVED_JUDGMENT_OPTIONS) options: ResolvedJudgmentOptions,
     @Inject(ASSESS_QUEUE) private readonly defaultQueue: Queue,
   ) {
+    // Every Judgment queue is registered on the same BullModule connection and prefix as this one.
+    requireHashTaggedPrefix(defaultQueue.opts.connection, defaultQueue.opts.prefix);
     this.defaultConnection = options.defaultConnection;
     this.byName.set(defaultQueue.name, defaultQueue);
     this.byConnection.set(this.defaultConnection, defaultQueue);
@@ -60,6 +64,11 @@ export class AssessQueues implements OnApplicationShutdown {
   /** The queue of the connection `judgment` asks; the default connection's for a connection not configured. */
   forJudgment(judgment: Judgment): Queue {
     return this.byConnection.get(connectionOf(judgment, this.defaultConnection)) ?? this.defaultQueue;
+  }
+
+  /** The queue of `connection`; the default connection's for a connection not configured. */
+  forConnection(connection: string): Queue {
+    return this.byConnection.get(connection) ?? this.defaultQueue;
   }
 
   /** The queue named `name` (on the assess queue's Redis connection and prefix), opened on first use. */

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Judgment } from '../definition/judgment.decorator';
-import type { Attempter, DispatchStrategy } from '../judge/judge.types';
+import type { Decided } from '../assessment/awaiting-review';
+import type { AttemptOptions, Attempter, DispatchStrategy } from '../judge/judge.types';
+import type { LinkCascade } from '../recording/record-link';
 import { JudgmentJobs } from './judgment.jobs';
 
 /**
@@ -15,8 +17,16 @@ export class InlineDispatch implements DispatchStrategy {
 
   async dispatch(judgment: Judgment, _options: unknown, judge: Attempter): Promise<string> {
     const copy = await this.jobs.judgment(this.jobs.payload(judgment));
-    const { step, answered } = await this.jobs.assess(judge, copy);
-    if (step.kind === 'recorded') await this.jobs.decide(step.record, copy, answered);
+    await this.run(judge, copy, {});
     return `inline-${randomUUID()}`;
+  }
+
+  /** Assesses one tier and decides its record; a cascade's Review Outcome runs the next tier the same way. */
+  private async run(judge: Attempter, judgment: Judgment, options: AttemptOptions): Promise<Decided | null> {
+    const { step, answered } = await this.jobs.assess(judge, judgment, options);
+    if (step.kind !== 'recorded') return null;
+    const escalate: LinkCascade['escalate'] = (_decision, from) =>
+      this.run(judge, judgment, { tier: { index: from.step.tier, escalatedFrom: from.record?.id ?? null } });
+    return this.jobs.decide(step.record, judgment, answered, escalate);
   }
 }

@@ -9,6 +9,7 @@ import type { AttemptOptions, Attempter } from '../judge/judge.types';
 import { RecordQueries } from '../records/record-queries.service';
 import { Replay } from '../records/replay.service';
 import { RecordWriter } from '../persistence/record.writer';
+import type { LinkCascade } from '../recording/record-link';
 import { UnrebuildableAssessment } from '../errors';
 import { type JudgmentPayload, decodeJudgment, encodeJudgment } from './judgment.payload';
 import { type AnsweredColumns, answeredColumns } from './queue.jobs-data';
@@ -79,12 +80,18 @@ export class JudgmentJobs {
    * read first: the Outcome's conditional UPDATE is the one statement. UnrebuildableAssessment when the record no
    * longer fits the Judgment, or no longer exists.
    */
-  async decide(id: number, judgment: Judgment, answered?: AnsweredColumns): Promise<Decided> {
+  async decide(
+    id: number,
+    judgment: Judgment,
+    answered?: AnsweredColumns,
+    /** How a cascade tier's Review Outcome asks the next tier (absent: it goes to Review). */
+    escalate: LinkCascade['escalate'] = null,
+  ): Promise<Decided> {
     const record = answered ? this.rows.restore({ ...answered, id }) : await this.records.find(id);
     if (!record) {
       throw UnrebuildableAssessment.recordGone(id, judgmentName(judgment));
     }
-    return this.replay.outcome(record, judgment);
+    return this.replay.outcome(record, judgment, escalate);
   }
 
   private dataSource(): DataSource | null {

@@ -20,7 +20,8 @@ import {
 } from '../errors';
 import { Judge } from '../judge/judge.service';
 import { type PaidAnswers, paidAnswersOf } from '../judge/judge.types';
-import { type ReviewReason, decidedOutcome, reviewReasonOf } from '../assessment/awaiting-review';
+import { AwaitingReview, type ReviewReason, decidedOutcome, reviewReasonOf } from '../assessment/awaiting-review';
+import type { LinkCascade } from '../recording/record-link';
 import { plainPaidAnswers } from '../judge/paid-answers';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions, ResolvedQueueOptions } from '../judgment.options';
@@ -40,6 +41,7 @@ import {
   KEEP_JOBS,
   type OutageMarks,
   decideJobId,
+  escalatedJobId,
   messagingAttributes,
 } from './queue.jobs-data';
 
@@ -243,9 +245,10 @@ export class AssessProcessor extends JudgmentWorkerHost {
     judgment: Judgment,
     paid: PaidAnswers | undefined,
   ): Promise<AssessRun> {
-    if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment, { paid });
+    const { tier } = job.data;
+    if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment, { paid, tier });
     try {
-      return await this.jobs.assess(this.judge, judgment, { paid, limits: QUEUED_LIMITS });
+      return await this.jobs.assess(this.judge, judgment, { paid, tier, limits: QUEUED_LIMITS });
     } catch (error) {
       if (!(error instanceof EngineRateLimitDeferred)) throw error;
       // Never 0: a 429 saying `retry-after: 0` would otherwise send every worker straight back to the Engine.
@@ -267,14 +270,41 @@ export class AssessProcessor extends JudgmentWorkerHost {
 }
 
 /**
- * Decides a recorded Assessment from its record with the Judgment's default Decision; never asks the Engine. What no
- * retry can mend (an UnrebuildableAssessment, a deleted Subject, a Judgment no longer registered or without a default
- * Decision) fails the job at once.
+ * Decides a recorded Assessment from its record with the Judgment's default Decision; never asks the Engine. A cascade
+ * tier's Review Outcome queues an assess job for the next tier on its connection's queue (an id per dispatch and
+ * tier, so a retried decide job queues it once), chained to its own decide job. What no retry can mend (an
+ * UnrebuildableAssessment, a deleted Subject, a Judgment no longer registered or without a default Decision) fails
+ * the job at once.
  */
 @Injectable()
 export class DecideProcessor extends JudgmentWorkerHost {
-  constructor(context: ProcessorContext) {
+  constructor(
+    context: ProcessorContext,
+    private readonly queues: AssessQueues,
+  ) {
     super(context);
+  }
+
+  /** Queues the next tier's assess job; the case awaits that tier (not a person, and not an automatic Outcome). */
+  private escalation(job: Job<DecideJobData>): LinkCascade['escalate'] {
+    return async (_decision, from) => {
+      const queue = this.queues.forConnection(from.to.connection);
+      const jobId = escalatedJobId(job.id as string, from.to.tier);
+      const data: AssessJobData = {
+        judgment: job.data.judgment,
+        tier: { index: from.to.tier - 1, escalatedFrom: from.record?.id ?? null },
+        trace: traceCarrier(),
+      };
+      await queue.add(job.name, data, {
+        jobId,
+        attempts: this.options.attempts,
+        backoff: this.options.backoff,
+        priority: job.opts.priority,
+        ...KEEP_JOBS,
+      });
+      const reason = { cause: 'band' as const, text: `${from.to.text} Queued as job ${jobId}.` };
+      return new AwaitingReview(from.outcome, reason, from.record?.id ?? null);
+    };
   }
 
   process(
@@ -285,7 +315,8 @@ export class DecideProcessor extends JudgmentWorkerHost {
       this.ridingOutages(job, token, async () => {
         const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
         const { record, answered } = job.data;
-        const decided = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(record, judgment, answered));
+        const escalate = this.escalation(job);
+        const decided = await failAtOnceOn(CANNOT_DECIDE, () => this.jobs.decide(record, judgment, answered, escalate));
         return { record: job.data.record, outcome: decidedOutcome(decided), review: reviewReasonOf(decided) };
       }),
     );

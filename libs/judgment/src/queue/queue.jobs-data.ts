@@ -1,4 +1,4 @@
-import type { PaidAnswers } from '../judge/judge.types';
+import type { PaidAnswers, TierChoice } from '../judge/judge.types';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import type { TraceCarrier } from '../telemetry/judgment.tracing';
 import type { JudgmentPayload } from './judgment.payload';
@@ -12,6 +12,8 @@ export interface OutageMarks {
 /** Data of an assess job. */
 export interface AssessJobData extends OutageMarks {
   readonly judgment: JudgmentPayload;
+  /** The tier of the Judgment's escalation cascade to ask (absent: the first), and the record it escalates from. */
+  readonly tier?: TierChoice;
   /** The dispatching trace context (W3C `traceparent`), so the worker's spans join the dispatcher's trace. */
   readonly trace?: TraceCarrier;
 }
@@ -79,6 +81,14 @@ export function assessJobId(dispatchId: string): string {
 /** The decide job's id, derived from its assess job's, so a retried assess job cannot chain a second decide job. */
 export function decideJobId(assessId: string): string {
   return `decide-${assessId.replace(/^assess-/, '')}`;
+}
+
+/**
+ * The id of the assess job asking tier `tier` (2 or more) of a cascade, escalated by decide job `decideId`: one per
+ * dispatch and tier, so a retried decide job cannot queue the next tier twice.
+ */
+export function escalatedJobId(decideId: string, tier: number): string {
+  return `assess-${decideId.replace(/^decide-/, '').replace(/-tier\d+$/, '')}-tier${tier}`;
 }
 
 /** OpenTelemetry messaging attributes of a job sent or processed (BullMQ is not a named system: its name is used). */

@@ -5,11 +5,12 @@ import type { DecisionPlan } from '../decision/decision-plan';
 import { applyTracedDecision } from '../decision/apply-decision';
 import { type DecisionTrace, decisionMargin } from '../decision/decision-trace';
 import { type Decision, type DecisionMetadata, decisionMetadata } from '../decision/decision.decorator';
-import { decisionThresholds } from '../decision/thresholds';
+import { decisionThresholds, withThresholds } from '../decision/thresholds';
+import type { CascadeStep, CascadeTier } from '../definition/cascade';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
 import type { Outcome } from '../definition/outcome';
 import { AssessmentNotRecorded, UnrebuildableAssessment } from '../errors';
-import { AssessmentDecided, AuditRequested, ReviewRequested } from '../events/judgment.events';
+import { AssessmentDecided, AssessmentEscalated, AuditRequested, ReviewRequested } from '../events/judgment.events';
 import type { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { type JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
@@ -34,6 +35,38 @@ export interface LinkServices {
   decisionOf(cls: Type<Decision>): Decision;
 }
 
+/** A link's place in its Judgment's escalation cascade, and how it asks the next tier. */
+export interface LinkCascade {
+  readonly step: CascadeStep;
+  readonly tiers: readonly CascadeTier[];
+  /** The Decision class the cascade decides with (other Decisions decide as without a cascade). */
+  readonly decision: Function;
+  /**
+   * Asks the next tier and decides its Assessment with `decision` through that tier's own link (which records, routes
+   * and announces it); resolves to what that decision resolved to, or to null when the tier could not answer and the
+   * failure is not thrown (`throwOnFailure: false`). Null when this link cannot ask another tier: the case then goes
+   * to Review as without a cascade.
+   */
+  readonly escalate: ((decision: Decision, from: EscalatingTier) => Promise<Decided<Outcome> | null>) | null;
+}
+
+/** The tier that escalates, as the one asking the next tier is told of it. */
+export interface EscalatingTier {
+  readonly assessment: Assessment<any>;
+  readonly record: AssessmentRecord | null;
+  readonly step: CascadeStep;
+  /** The Review Outcome this tier's answers were decided to. */
+  readonly outcome: Outcome;
+  /** The tier to ask, and why, in words. */
+  readonly to: { readonly tier: number; readonly connection: string; readonly text: string };
+}
+
+/** What carrying out a decision's plan came to: the plan, and the next tier's decision when it escalated. */
+interface CarriedOut {
+  readonly plan: DecisionPlan;
+  readonly escalated?: Decided<Outcome>;
+}
+
 /**
  * The one link between an Assessment and its record: given to the Assessment when it is made (as its
  * DecisionRecording), it writes the answered attempt, then each decision of the Assessment onto that record. Order of
@@ -56,6 +89,8 @@ export class RecordLink implements DecisionRecording {
     /** Whether deciding runs each Decision twice (scripted answers). */
     readonly checksPurity: boolean,
     record: AssessmentRecord | null = null,
+    /** The attempt's place in its Judgment's escalation cascade, or null without one. */
+    private readonly cascade: LinkCascade | null = null,
   ) {
     this.current = record;
     this.inReview = record?.reviewReasonOf() ?? null;
@@ -112,13 +147,26 @@ export class RecordLink implements DecisionRecording {
     return inSpan('judgment.decide', { attributes, parent: this.traceContext }, async (span) => {
       // Compute-only Assessments are not checked: for them the Decision's compile-time type `Decision<J>` is the guard.
       this.services.registry.refuseForeignDecision(assessment.judgment, decision);
-      const { outcome, trace } = applyTracedDecision(assessment, decision, this.checksPurity);
+      const cascade = this.cascade && decision.constructor === this.cascade.decision ? this.cascade : null;
+      const deciding = (cascade ? tierDecision(decision as Decision, cascade) : decision) as Decider<J, O>;
+      const { outcome, trace } = applyTracedDecision(assessment, deciding, this.checksPurity);
       const decided = { ...attributes, 'judgment.decision': trace.decision, 'judgment.outcome': trace.outcome };
       if (span.isRecording()) {
         span.setAttributes({ ...decided, 'judgment.rule': trace.rule.text });
         if (this.current) span.setAttribute('judgment.record_id', this.current.id);
       }
-      const plan = await this.decided(assessment, decision as Decision, outcome, trace);
+      const { plan, escalated } = await this.decided(
+        assessment,
+        decision as Decision,
+        deciding as Decision,
+        outcome,
+        trace,
+        cascade,
+      );
+      if (plan.route === 'escalate') {
+        span.setAttribute('judgment.cascade.escalated_to', plan.tier);
+        return escalated as unknown as Decided<O>;
+      }
       judgmentInstruments().decisions.add(1, decided);
       if (plan.route === 'act') return outcome;
       span.setAttribute('judgment.review.cause', plan.reason.cause);
@@ -126,13 +174,18 @@ export class RecordLink implements DecisionRecording {
     });
   }
 
-  /** Routes a decision and carries the plan out: writes it, logs it, schedules its deadline, announces it. */
+  /**
+   * Routes a decision and carries the plan out: writes it, logs it, schedules its deadline, announces it; or, when it
+   * escalates, writes it as escalated, announces that and asks the next tier.
+   */
   private async decided(
     assessment: Assessment<any>,
+    asked: Decision,
     decision: Decision,
     outcome: Outcome,
     trace: DecisionTrace,
-  ): Promise<DecisionPlan> {
+    cascade: LinkCascade | null,
+  ): Promise<CarriedOut> {
     const { router, events, logger } = this.services;
     const name = judgmentName(assessment.judgment);
     if (this.refused) {
@@ -150,10 +203,20 @@ export class RecordLink implements DecisionRecording {
       trace,
       inReview: this.inReview,
       auditable: this.current !== null && this.current.auditRequestedAt === null,
+      escalation: nextTier(cascade),
     });
-    const plan = this.current
+    let carried = this.current
       ? await this.write(assessment, decision, metadata, outcome, trace, routing.plan)
       : routing.plan;
+    if (carried.route === 'escalate' && cascade?.escalate) {
+      const escalated = await this.escalate(assessment, asked, outcome, carried, cascade);
+      if (escalated !== null) return { plan: carried, escalated };
+      // The next tier could not answer (and its failure is not thrown): the case awaits a person on this record.
+      const text = `${carried.text} Tier ${carried.tier} could not answer.`;
+      carried = { route: 'review', reason: { cause: 'band', text }, enters: true };
+      if (this.current) carried = await this.write(assessment, decision, metadata, outcome, trace, carried);
+    }
+    const plan = carried;
     const entered = plan.route === 'review' && plan.enters;
     if (entered) {
       // Before any await: concurrent decisions of an unrecorded Assessment enter Review once.
@@ -176,8 +239,40 @@ export class RecordLink implements DecisionRecording {
       await events.emit(new AuditRequested(assessment.judgment, assessment, outcome, record));
     }
     const review = plan.route === 'review' ? plan.reason : null;
-    await events.emit(new AssessmentDecided(assessment.judgment, assessment, decision, outcome, record, review));
-    return plan;
+    await events.emit(
+      new AssessmentDecided(assessment.judgment, assessment, decision, outcome, record, review, cascade?.step ?? null),
+    );
+    return { plan };
+  }
+
+  /** Notes that the case escalated (log line, event), then asks the next tier through the cascade. */
+  private async escalate(
+    assessment: Assessment<any>,
+    asked: Decision,
+    outcome: Outcome,
+    plan: Extract<DecisionPlan, { route: 'escalate' }>,
+    cascade: LinkCascade,
+  ): Promise<Decided<Outcome> | null> {
+    const { events, logger } = this.services;
+    const record = this.current;
+    const to = { tier: plan.tier, connection: plan.connection };
+    logger.info('Judgment escalated.', {
+      ...assessment.logContext(),
+      decision: decisionMetadata(asked.constructor).name,
+      outcome,
+      tier: cascade.step.tier,
+      escalated_to: plan.tier,
+    });
+    await events.emit(
+      new AssessmentEscalated(assessment.judgment, assessment, asked, outcome, record, cascade.step, to),
+    );
+    return (cascade.escalate as NonNullable<LinkCascade['escalate']>)(asked, {
+      assessment,
+      record,
+      step: cascade.step,
+      outcome,
+      to: { ...to, text: plan.text },
+    });
   }
 
   /**
@@ -198,13 +293,14 @@ export class RecordLink implements DecisionRecording {
     const current = this.current as AssessmentRecord;
     const entersReview = plan.route === 'review' && plan.enters;
     const thresholds = decisionThresholds(decision);
+    const escalated = plan.route === 'escalate' ? { escalated: { tier: plan.tier, connection: plan.connection } } : {};
     const columns = {
       decision: metadata.name,
       decisionVersion: metadata.version,
       decisionThresholds: thresholds === null ? null : { ...thresholds },
       outcomeType: metadata.outcomeType,
       outcome: String(outcome),
-      decisionTrace: trace,
+      decisionTrace: { ...trace, ...escalated },
       decisionMargin: decisionMargin(trace),
     };
     const entering = {
@@ -243,6 +339,11 @@ export class RecordLink implements DecisionRecording {
     }
   }
 
+  /** This link's place in its cascade, or null without one. */
+  get cascadeStep(): CascadeStep | null {
+    return this.cascade?.step ?? null;
+  }
+
   /**
    * Hands the deadline to the scheduler (the queue's delayed job). The deadline is already on the row, so a failure
    * here is logged, not thrown: the sweep (`judgment review:expire`) still finds the record when it is due.
@@ -273,4 +374,18 @@ export class RecordLink implements DecisionRecording {
       decisionMetadata(registry.decision(decision)).outcomes.find((o) => String(o) === record.outcome) ?? record.outcome
     );
   }
+}
+
+/** The next tier a Review Outcome of this cascade's decision escalates to, or null (no cascade, no next tier). */
+function nextTier(cascade: LinkCascade | null): { tier: number; connection: string } | null {
+  if (!cascade?.escalate || cascade.step.tier >= cascade.tiers.length) return null;
+  return { tier: cascade.step.tier + 1, connection: cascade.tiers[cascade.step.tier].connection };
+}
+
+/** The cascade's Decision deciding with its tier's thresholds (the named ones replaced, the others its own). */
+function tierDecision(decision: Decision, cascade: LinkCascade): Decision {
+  const tier = cascade.tiers[cascade.step.tier - 1];
+  const named = (tier?.thresholds ?? {}) as Readonly<Record<string, number>>;
+  if (Object.keys(named).length === 0) return decision;
+  return withThresholds(decision, { ...decisionThresholds(decision), ...named });
 }

@@ -8,7 +8,9 @@ import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { type AttemptContext, RecordWriter } from '../persistence/record.writer';
 import { DecisionRouter } from '../routing/decision.router';
-import { type LinkServices, RecordLink } from './record-link';
+import { type LinkCascade, type LinkServices, RecordLink } from './record-link';
+import { cascadeStepOf } from '../definition/cascade';
+import { judgmentMetadata } from '../definition/judgment.decorator';
 import { REVIEW_DEADLINE_SCHEDULER, type ReviewDeadlineScheduler } from './review-deadline.scheduler';
 
 /**
@@ -39,14 +41,30 @@ export class Recorder {
     };
   }
 
-  /** A link for an Assessment about to be made; `recordAnswered` writes its record. */
-  link(options: { checksPurity: boolean }): RecordLink {
-    return new RecordLink(this.services, options.checksPurity);
+  /**
+   * A link for an Assessment about to be made; `recordAnswered` writes its record. With `cascade`, deciding it with
+   * the cascade's Decision uses its tier's thresholds, and a Review Outcome asks the next tier.
+   */
+  link(options: { checksPurity: boolean; cascade?: LinkCascade | null }): RecordLink {
+    return new RecordLink(this.services, options.checksPurity, null, options.cascade ?? null);
   }
 
-  /** A link to an existing record, to decide an Assessment rebuilt from it. */
-  linkTo(record: AssessmentRecord): RecordLink {
-    return new RecordLink(this.services, false, record);
+  /**
+   * A link to an existing record, to decide an Assessment rebuilt from it. A record of a cascade tier decides with
+   * that tier's thresholds; a Review Outcome asks the next tier through `escalate` (a job's), else goes to Review.
+   */
+  linkTo(record: AssessmentRecord, escalate: LinkCascade['escalate'] = null): RecordLink {
+    return new RecordLink(this.services, false, record, this.recordedCascade(record, escalate));
+  }
+
+  /** The cascade place a record notes (`provenance_details.cascade`), when its Judgment still declares a cascade. */
+  private recordedCascade(record: AssessmentRecord, escalate: LinkCascade['escalate']): LinkCascade | null {
+    const step = cascadeStepOf(record);
+    const { registry } = this.services;
+    if (!step || !registry.hasJudgment(record.judgment)) return null;
+    const metadata = judgmentMetadata(registry.judgment(record.judgment));
+    if (!metadata.cascade || !metadata.decision || step.tier > metadata.cascade.length) return null;
+    return { step, tiers: metadata.cascade, decision: metadata.decision, escalate };
   }
 
   /**

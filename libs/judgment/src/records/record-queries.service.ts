@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Between, type FindOptionsOrder, type FindOptionsWhere, In, IsNull, MoreThan, Not, Raw } from 'typeorm';
 import { REVIEW_CAUSES, type ReviewCause } from '../assessment/awaiting-review';
 import { type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
+import { cascadeStepOf } from '../definition/cascade';
 import { InvalidRecordQuery } from '../errors';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { entityReference, findByKey, isEntity } from '../persistence/entity-reference';
@@ -76,6 +77,9 @@ export interface ReviewListFilter extends RecordFilter {
 const SORT_KEYS = { deadline: 'reviewDeadlineAt', confidence: 'decisionMargin' } as const;
 
 /** Finds `judgment_assessments` records: by id, in Review, answered or not, of a Subject. */
+/** A bound on the tiers followed when reading a cascade's path (no cascade is that long). */
+const MAX_TIERS = 20;
+
 @Injectable()
 export class RecordQueries {
   constructor(
@@ -317,6 +321,34 @@ export class RecordQueries {
   /** The record with this id, or null. */
   find(id: number): Promise<AssessmentRecord | null> {
     return this.rows.findById(id);
+  }
+
+  /**
+   * The records of the escalation cascade a record belongs to, first tier first: the tiers it escalated from
+   * (`provenance_details.cascade.escalatedFrom`), itself, and the tiers asked after it. Just the record without one.
+   */
+  async cascadePath(record: AssessmentRecord): Promise<AssessmentRecord[]> {
+    if (cascadeStepOf(record) === null) return [record];
+    const path = [record];
+    for (let from = cascadeStepOf(record)?.escalatedFrom; from != null && path.length < MAX_TIERS;) {
+      const earlier = await this.rows.findById(from);
+      if (earlier === null) break;
+      path.unshift(earlier);
+      from = cascadeStepOf(earlier)?.escalatedFrom;
+    }
+    for (let last = record; path.length < MAX_TIERS;) {
+      // The next tier's record shares the Judgment and the Evidence, and was written after: few rows to look through.
+      const later = await this.rows.repository().find({
+        where: { judgment: last.judgment, evidenceFingerprint: last.evidenceFingerprint, id: MoreThan(last.id) },
+        order: { id: 'ASC' },
+        take: 100,
+      });
+      const next = later.find((candidate) => cascadeStepOf(candidate)?.escalatedFrom === last.id);
+      if (!next) break;
+      path.push(next);
+      last = next;
+    }
+    return path;
   }
 
   private async query(

@@ -15,6 +15,7 @@ import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { findByKey } from '../persistence/entity-reference';
 import { RecordWriter } from '../persistence/record.writer';
 import { Recorder } from '../recording/recorder';
+import type { LinkCascade } from '../recording/record-link';
 
 /** The engine and model fakes record: such records may lack answers (questions the script left out). */
 const FAKE = 'fake';
@@ -40,8 +41,13 @@ export class Replay {
   }
 
   /** Rebuilds the record and applies its Judgment's default Decision, recording the Outcome on THIS record. */
-  async outcome<O extends Outcome = Outcome>(record: AssessmentRecord, judgment?: Judgment): Promise<Decided<O>> {
-    return (await this.rebuildWith(record, judgment, this.recorder.linkTo(record))).outcome<O>();
+  async outcome<O extends Outcome = Outcome>(
+    record: AssessmentRecord,
+    judgment?: Judgment,
+    /** How a record of a cascade tier asks the next tier when its Outcome is in the Review band (a job's way). */
+    escalate: LinkCascade['escalate'] = null,
+  ): Promise<Decided<O>> {
+    return (await this.rebuildWith(record, judgment, this.recorder.linkTo(record, escalate))).outcome<O>();
   }
 
   /** Rebuilds the record and applies `decision`, recording the Outcome on THIS record (events, log, maybe Review). */

@@ -10,6 +10,7 @@ import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { DEADLINE_RESOLVER, RecordWriter } from '../persistence/record.writer';
 import { JudgmentRegistry } from '../registry/judgment.registry';
+import { ReviewBacklog } from './review-backlog.service';
 
 /** The reviewer an expired Review is resolved by: the system, for the reason `deadline`. */
 export const DEADLINE_REVIEWER = Object.freeze({
@@ -37,6 +38,7 @@ export class ReviewDeadlines implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly events: JudgmentEventsPublisher,
     private readonly logger: JudgmentLogger,
     @Inject(RESOLVED_JUDGMENT_OPTIONS) private readonly options: ResolvedJudgmentOptions,
+    private readonly backlog: ReviewBacklog,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -98,13 +100,22 @@ export class ReviewDeadlines implements OnApplicationBootstrap, OnModuleDestroy 
     }
   }
 
-  /** One sweep of the interval; a sweep still running is not started twice. */
+  /**
+   * One sweep of the interval: expires what is due, then forecasts each Judgment's backlog against its deadlines
+   * (ReviewBacklogAtRisk once per risk episode). A sweep still running is not started twice.
+   */
   private sweep(): Promise<number> {
     if (!this.sweeping) {
       this.sweeping = this.expireDue()
         .catch((error: unknown) => {
           this.logger.warn('Review deadline sweep failed.', { exception: describeError(error) });
           return 0;
+        })
+        .then(async (expired) => {
+          await this.backlog.check().catch((error: unknown) => {
+            this.logger.warn('Review backlog forecast failed.', { exception: describeError(error) });
+          });
+          return expired;
         })
         .finally(() => {
           this.sweeping = null;

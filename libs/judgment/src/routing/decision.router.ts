@@ -22,6 +22,8 @@ export interface RoutedDecision {
   readonly inReview: ReviewReason | null;
   /** Whether an audit may be requested for it (a record exists and none was requested yet). */
   readonly auditable: boolean;
+  /** The cascade's next tier, when a Review Outcome of this decision escalates to it; else null. */
+  readonly escalation?: { readonly tier: number; readonly connection: string } | null;
 }
 
 /** The plan of a decision, with what the guards found (announced once the plan is carried out). */
@@ -44,7 +46,7 @@ export class DecisionRouter {
   ) {}
 
   route(decided: RoutedDecision): Routing {
-    const { assessment, decision, metadata, outcome, trace, inReview, auditable } = decided;
+    const { assessment, decision, metadata, outcome, trace, inReview, auditable, escalation } = decided;
     const drift = this.guard.check(assessment, decision, metadata);
     const collapse = this.signal.check(assessment);
     const findings: GuardFinding[] = [
@@ -58,6 +60,7 @@ export class DecisionRouter {
       findings,
       inReview,
       audit: auditable ? { rate: this.audits.rate(metadata), draw: this.audits.draw() } : null,
+      escalation: escalation ?? null,
     });
     return { plan, drift };
   }

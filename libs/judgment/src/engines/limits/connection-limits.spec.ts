@@ -1,7 +1,7 @@
 import { InvalidRateLimit } from '../../errors';
 import { judgmentOptionsFromEnv } from '../../judgment.env';
 import { resolveLimiter } from '../../judgment.options';
-import { connectionLimits, perMinuteFromEnv } from './connection-limits';
+import { connectionLimits, perMinuteFromEnv, queueRateLimit } from './connection-limits';
 
 const refusal = (work: () => unknown): string => {
   try {
@@ -26,6 +26,7 @@ describe('connection limits', () => {
       windowSeconds: 60,
       requestsPerWindow: 1200,
       tokensPerWindow: 400_000,
+      burst: null,
     });
     expect(connectionLimits('jev', { limits: { requestsPerMinute: 600, windowSeconds: 10 } })).toMatchObject({
       requestsPerWindow: 100,
@@ -48,6 +49,32 @@ describe('connection limits', () => {
     );
   });
 
+  it("pace the queue to the account's bucket with a burst, else to the window and a margin", () => {
+    const bucket = connectionLimits('jev', { limits: { requestsPerMinute: 1200, burst: 20 } })!;
+    expect(bucket.burst).toBe(20);
+    // Half the bucket per the time the account takes to refill it: 10 jobs per 500 ms, 1,200 a minute.
+    expect(queueRateLimit(bucket)).toEqual({ max: 10, durationMs: 500 });
+    expect(queueRateLimit(connectionLimits('jev', { limits: { requestsPerMinute: 50, burst: 3 } })!)).toEqual({
+      max: 1,
+      durationMs: 1200,
+    });
+    expect(queueRateLimit(connectionLimits('jev', { limits: { requestsPerMinute: 1200 } })!)).toEqual({
+      max: 1200,
+      durationMs: 61_200,
+    });
+    expect(queueRateLimit(connectionLimits('jev', { limits: { tokensPerMinute: 1000 } })!)).toBeNull();
+  });
+
+  it('refuse a burst without the rate that refills it, or not a whole number', () => {
+    expect(refusal(() => connectionLimits('jev', { limits: { burst: 20 } }))).toBe(
+      "engines.jev.limits.burst is the size of the account's request bucket, which refills at requestsPerMinute: " +
+        'give engines.jev.limits.requestsPerMinute too, or remove burst.',
+    );
+    expect(refusal(() => connectionLimits('jev', { limits: { requestsPerMinute: 60, burst: 0.5 } }))).toContain(
+      'engines.jev.limits.burst must be a positive whole number',
+    );
+  });
+
   it('come from the environment only with a time unit', () => {
     expect(perMinuteFromEnv('JUDGMENT_JEV_LIMIT_REQUESTS', '1200/min')).toBe(1200);
     expect(perMinuteFromEnv('JUDGMENT_JEV_LIMIT_REQUESTS', '20/s')).toBe(1200);
@@ -63,6 +90,10 @@ describe('connection limits', () => {
     expect(options.engines?.jev?.limits).toEqual({ requestsPerMinute: 1200, tokensPerMinute: 400_000 });
     expect(options.limiter).toEqual({ maxWait: 2.5 });
     expect(judgmentOptionsFromEnv({}).engines?.jev?.limits).toBeNull();
+    expect(
+      judgmentOptionsFromEnv({ JUDGMENT_LAYA_LIMIT_REQUESTS: '20/s', JUDGMENT_LAYA_LIMIT_BURST: '20' }).engines?.laya
+        ?.limits,
+    ).toEqual({ requestsPerMinute: 1200, burst: 20 });
   });
 
   it('limiter options are checked: maxWait, bulkShare, an ioredis client', () => {

@@ -11,6 +11,35 @@ export interface ResolvedLimits {
   readonly requestsPerWindow: number | null;
   /** Input tokens allowed per window. */
   readonly tokensPerWindow: number | null;
+  /** Requests the account's bucket holds at once (`limits.burst`); null: the account's bucket is not declared. */
+  readonly burst: number | null;
+}
+
+/** BullMQ's global rate limit of a connection's assess queue: `max` jobs started per `durationMs`. */
+export interface QueueRateLimit {
+  readonly max: number;
+  readonly durationMs: number;
+}
+
+/**
+ * The global rate limit of a connection's assess queue (null without a request limit).
+ *
+ * With a declared `burst`, the account refills a bucket of `burst` requests continuously (a token bucket, as most
+ * Engine APIs): the queue then starts at most ⌊burst / 2⌋ jobs per the time the account takes to refill them. Fixed
+ * windows let two windows' worth through back to back, so half the bucket per window is what never outruns it,
+ * whatever the timing; at saturation each window's jobs start together, when the bucket is full again.
+ *
+ * Without `burst`, the connection's window plus a margin (2 %, at least 200 ms): the Engine starts its window when our
+ * first request arrives, a network trip after we counted it; a window exactly as long as the Engine's would, after a
+ * few windows, send a burst just before the Engine's window ends.
+ */
+export function queueRateLimit(limits: ResolvedLimits): QueueRateLimit | null {
+  if (limits.requestsPerMinute === null || limits.requestsPerWindow === null) return null;
+  if (limits.burst !== null) {
+    const max = Math.max(1, Math.floor(limits.burst / 2));
+    return { max, durationMs: Math.ceil((max * 60_000) / limits.requestsPerMinute) };
+  }
+  return { max: limits.requestsPerWindow, durationMs: queueWindowMs(limits) };
 }
 
 /**
@@ -41,15 +70,22 @@ export function connectionLimits(name: string, config: EngineConnectionOptions):
       `${option} must be an object such as { requestsPerMinute: 1200, tokensPerMinute: 400000 }; got ${JSON.stringify(limits)}.`,
     );
   }
-  const known = new Set<string>(['requestsPerMinute', 'tokensPerMinute', 'windowSeconds']);
+  const known = new Set<string>(['requestsPerMinute', 'tokensPerMinute', 'windowSeconds', 'burst']);
   for (const key of Object.keys(limits)) {
     if (!known.has(key)) {
       throw new InvalidRateLimit(
-        `${option}.${key} is not a limit: use requestsPerMinute, tokensPerMinute and windowSeconds.`,
+        `${option}.${key} is not a limit: use requestsPerMinute, tokensPerMinute, windowSeconds and burst.`,
       );
     }
   }
   const requestsPerMinute = positiveInteger(limits, 'requestsPerMinute', option);
+  const burst = positiveInteger(limits, 'burst', option);
+  if (burst !== null && requestsPerMinute === null) {
+    throw new InvalidRateLimit(
+      `${option}.burst is the size of the account's request bucket, which refills at requestsPerMinute: give ` +
+        `${option}.requestsPerMinute too, or remove burst.`,
+    );
+  }
   const tokensPerMinute = positiveInteger(limits, 'tokensPerMinute', option);
   const windowSeconds = positiveInteger(limits, 'windowSeconds', option) ?? DEFAULT_LIMIT_WINDOW_SECONDS;
   const perWindow = (perMinute: number | null, key: string) => {
@@ -69,6 +105,7 @@ export function connectionLimits(name: string, config: EngineConnectionOptions):
     windowSeconds,
     requestsPerWindow: perWindow(requestsPerMinute, 'requestsPerMinute'),
     tokensPerWindow: perWindow(tokensPerMinute, 'tokensPerMinute'),
+    burst,
   };
 }
 

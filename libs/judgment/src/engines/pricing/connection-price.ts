@@ -1,8 +1,9 @@
 import { InvalidPrice } from '../../errors';
 import type { ConnectionPrice, EngineConnectionOptions } from '../../judgment.options';
+import { JUDGMENT_DEFAULTS } from '../../judgment.defaults';
 
 /** The currency of a price that names none. */
-export const DEFAULT_CURRENCY = 'USD';
+export const DEFAULT_CURRENCY = JUDGMENT_DEFAULTS.connection.priceCurrency;
 
 /** A connection's price, checked: each figure a finite number ≥ 0, or null when the price leaves it out. */
 export interface ResolvedPrice {

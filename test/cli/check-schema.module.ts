@@ -2,7 +2,7 @@
 // migrations may not have run on: `judgment check` reports the missing tables or columns as a failure.
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Judgment, JudgmentModule, Likelihood, judgmentEntities } from 'nestjs-judgment';
+import { Decision, Judgment, JudgmentModule, Likelihood, judgmentEntities } from 'nestjs-judgment';
 import { PG } from '../support/postgres';
 
 @Judgment({ name: 'schema-note' })
@@ -16,6 +16,23 @@ export class SchemaNote implements Judgment {
   }
 }
 
+enum NoteOutcome {
+  Keep = 'keep',
+  Check = 'check',
+}
+
+/** With CHECK_SCHEMA_REVIEWERS=2, a Decision whose Reviews need two reviewers' votes (the votes' table). */
+@Decision({
+  outcomes: NoteOutcome,
+  review: { outcomes: [NoteOutcome.Check], reviewers: Number(process.env.CHECK_SCHEMA_REVIEWERS ?? 1) },
+  name: 'paired-note',
+})
+export class PairedNoteDecision {
+  decide(): NoteOutcome {
+    return NoteOutcome.Check;
+  }
+}
+
 @Module({
   imports: [
     TypeOrmModule.forRoot({
@@ -25,7 +42,7 @@ export class SchemaNote implements Judgment {
       retryAttempts: 0,
     }),
     JudgmentModule.forRoot({ engine: 'mock', engines: { mock: { driver: 'mock' } } }),
-    JudgmentModule.forFeature([SchemaNote]),
+    JudgmentModule.forFeature([SchemaNote, PairedNoteDecision]),
   ],
 })
 export class CheckSchemaModule {}

@@ -137,5 +137,32 @@ describe('judgment check', () => {
       expect(JSON.parse(run.stdout)).toMatchObject({ failures: 0, findings: [] });
       expect(run.code).toBe(0);
     });
+    it('a Decision that requires several reviewers needs the votes table: its absence is a failure naming both', async () => {
+      const dataSource = await new DataSource({
+        ...PG,
+        database: DATABASE,
+        migrations: judgmentMigrations,
+      }).initialize();
+      await dataSource.runMigrations();
+      const reviewers = { ...env, CHECK_SCHEMA_REVIEWERS: '2' };
+      expect(JSON.parse((await runBin(['--app', APP, 'check', '--json'], reviewers)).stdout)).toMatchObject({
+        failures: 0,
+      });
+      await dataSource.query('DROP TABLE judgment_review_votes');
+      await dataSource.destroy();
+      const run = await runBin(['--app', APP, 'check', '--json'], reviewers);
+      expect(run.code).toBe(1);
+      expect(JSON.parse(run.stdout).findings).toEqual([
+        expect.objectContaining({
+          severity: 'failure',
+          rule: 'schema',
+          problem: expect.stringMatching(
+            /no table judgment_review_votes, which paired-note \(review.reviewers 2\) needs .*ReviewVotes1765530000000/,
+          ),
+        }),
+      ]);
+      // One reviewer: the table is not needed.
+      expect(JSON.parse((await runBin(['--app', APP, 'check', '--json'], env)).stdout)).toMatchObject({ failures: 0 });
+    });
   });
 });

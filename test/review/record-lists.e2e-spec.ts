@@ -174,6 +174,13 @@ describe('the partial indexes', () => {
       ).resolves.toMatch(
         /^SEARCH judgment_assessments USING INDEX judgment_assessments_awaiting_judgment_margin_index/,
       );
+      const tables = async () =>
+        ((await sqlite.query(`SELECT name FROM sqlite_master WHERE type = 'table'`)) as { name: string }[]).map(
+          (row) => row.name,
+        );
+      expect(await tables()).toContain('judgment_review_votes');
+      await sqlite.undoLastMigration(); // ReviewVotes1765530000000 (its own table)
+      expect(await tables()).not.toContain('judgment_review_votes');
       await sqlite.undoLastMigration(); // RoundCost1765520000000 (columns, no index)
       await sqlite.undoLastMigration(); // ReviewTriage1765510000000
       expect(await names()).not.toContain('judgment_assessments_awaiting_deadline_index');

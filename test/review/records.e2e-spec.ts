@@ -256,9 +256,26 @@ describe('Retention: prune()', () => {
     const recent = await assessRefund(context, 'Recent refund.');
     await update(old.record.id, { createdAt: new Date(Date.now() - 31 * DAY_MS) });
     await update(recent.record.id, { createdAt: new Date(Date.now() - 29 * DAY_MS) });
+    // N-of-M votes on each (as resolve() writes them), cast when the records were.
+    const vote =
+      'INSERT INTO judgment_review_votes (record_id, judgment, reviewer_type, reviewer_id, outcome, created_at)';
+    await context.dataSource.query(`${vote} VALUES ($1, 'refund-abuse', 'staff', 'ann', 'approve', $2)`, [
+      old.record.id,
+      new Date(Date.now() - 31 * DAY_MS),
+    ]);
+    await context.dataSource.query(`${vote} VALUES ($1, 'refund-abuse', 'staff', 'ann', 'approve', $2)`, [
+      recent.record.id,
+      new Date(Date.now() - 29 * DAY_MS),
+    ]);
     await expect(context.records.prune()).resolves.toBe(1);
     expect(await context.records.find(old.record.id)).toBeNull();
     expect(await context.records.find(recent.record.id)).not.toBeNull();
+    // The votes go with their records.
+    const votes: { record_id: number }[] = await context.dataSource.query(
+      'SELECT record_id FROM judgment_review_votes WHERE record_id IN ($1, $2)',
+      [old.record.id, recent.record.id],
+    );
+    expect(votes.map((row) => row.record_id)).toEqual([recent.record.id]);
   });
 
   it('keeps every record when retentionDays is null', async () => {

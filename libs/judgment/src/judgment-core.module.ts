@@ -56,6 +56,7 @@ import {
 import { ReviewAccess } from './review/review-access';
 import { ReviewClaims } from './review/review-claims.service';
 import { ReviewDeadlines } from './review/review-deadlines.service';
+import { ReviewVotes } from './review/review-votes.service';
 import { ReviewBacklog } from './review/review-backlog.service';
 import { ReviewResolver } from './review/review-resolver.service';
 import { JudgmentStartupCheck } from './judgment.startup';
@@ -102,6 +103,7 @@ const SERVICES: Provider[] = [
     inject: [RESOLVED_JUDGMENT_OPTIONS, ModuleRef],
   },
   ReviewAccess,
+  ReviewVotes,
   ReviewResolver,
   ReviewClaims,
   ReviewDeadlines,

@@ -27,6 +27,8 @@ export interface SupportDeskConfig {
   readonly port: number;
   /** Agents (x-agent header) who may read and resolve Reviews. */
   readonly agents: readonly string[];
+  /** Agents who may also adjudicate an N-of-M Review whose votes disagree (SUPPORT_DESK_LEADS; default none). */
+  readonly leads: readonly string[];
 }
 
 /** The entities of the demo's DataSource: the package's and its own. */
@@ -42,6 +44,10 @@ export function supportDeskConfig(env: Env = process.env, defaults: { sqlitePath
     queue: queueOptions(env),
     port: integer(env, 'PORT', 3000),
     agents: (value(env, 'SUPPORT_DESK_AGENTS') ?? 'alice,bob')
+      .split(',')
+      .map((agent) => agent.trim())
+      .filter((agent) => agent !== ''),
+    leads: (value(env, 'SUPPORT_DESK_LEADS') ?? '')
       .split(',')
       .map((agent) => agent.trim())
       .filter((agent) => agent !== ''),

@@ -10,4 +10,9 @@ export class AgentResolutionPolicy implements ResolutionPolicy {
   canResolve(reviewer: Reviewer, _record: AssessmentRecord): boolean {
     return this.agents.isAgent(reviewer);
   }
+
+  /** Leads (SUPPORT_DESK_LEADS) settle N-of-M Reviews whose votes disagree. */
+  canAdjudicate(reviewer: Reviewer, _record: AssessmentRecord): boolean {
+    return this.agents.isLead(reviewer);
+  }
 }

@@ -24,6 +24,11 @@ export class Agents {
     if (reviewer === null || !('type' in reviewer) || reviewer.type !== 'agent') return false;
     return this.config.agents.includes(String(reviewer.id));
   }
+
+  /** Whether the reviewer is an agent who may adjudicate disagreeing votes (SUPPORT_DESK_LEADS). */
+  isLead(reviewer: Reviewer | null): boolean {
+    return this.isAgent(reviewer) && this.config.leads.includes(String((reviewer as { id: unknown }).id));
+  }
 }
 
 function agentCookie(cookie: string | string[] | undefined): string | undefined {

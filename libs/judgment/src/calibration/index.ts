@@ -32,3 +32,19 @@ export { InvalidAuditPlan, InvalidCalibration, InvalidCalibrationLock, InvalidSu
 // Reviewer capacity: the Review backlog forecast against the deadlines (`judgment status`, ReviewBacklogAtRisk).
 export { ReviewBacklog, type JudgmentBacklogForecast } from '../review/review-backlog.service';
 export { BACKLOG_FORECAST_METHOD, FORECAST_WINDOW_HOURS, forecastBacklog } from '../review/backlog-forecast';
+// N-of-M review: the reviewers' votes, the events of each step, and their agreement (raw agreement, Cohen's kappa).
+export {
+  ReviewVoteCast,
+  ReviewAgreed,
+  ReviewAdjudicationNeeded,
+  ReviewAdjudicated,
+  type ReviewVote,
+} from '../events/judgment.events';
+export type { VotesView } from '../review/review-votes.service';
+export {
+  cohensKappa,
+  type AgreementFigures,
+  type JudgmentAgreement,
+  type ReviewerAgreement,
+  type ReviewerPairAgreement,
+} from '../review/reviewer-agreement';

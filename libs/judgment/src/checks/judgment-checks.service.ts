@@ -8,6 +8,7 @@ import { EngineManager } from '../engines/engine.manager';
 import { type CheckFinding, type CheckReport, JudgmentError } from '../errors';
 import { AnswerSource } from '../judge/answer-source';
 import { expandQuestions, readQuestions, type Question } from '../questions/question';
+import { ReviewVotes, VOTES_TABLE } from '../review/review-votes.service';
 import { RecordWriter } from '../persistence/record.writer';
 import { TEXT_COLUMN_LENGTH, unstorableText } from '../persistence/storable-text';
 import { JudgmentRegistry } from '../registry/judgment.registry';
@@ -25,6 +26,7 @@ export class JudgmentChecks {
     private readonly engines: EngineManager,
     private readonly answers: AnswerSource,
     private readonly rows: RecordWriter,
+    private readonly votes: ReviewVotes,
   ) {}
 
   /** Checks every registered Judgment and Decision. */
@@ -77,13 +79,37 @@ export class JudgmentChecks {
       if (error instanceof JudgmentError) throw error;
       return [finding(`The records' tables could not be read from the database: ${(error as Error).message}`)];
     }
-    return missing.map(({ table, entity, tableMissing, columns }) =>
+    const findings = missing.map(({ table, entity, tableMissing, columns }) =>
       finding(
         tableMissing
           ? `The database has no table ${table} (the ${entity} records), so no attempt could be recorded.`
           : `The table ${table} has no column ${columns.join(', ')}, so no attempt could be recorded.`,
       ),
     );
+    return [...findings, ...(await this.checkVotesTable(finding))];
+  }
+
+  /** The N-of-M votes' table, when a registered Decision requires several reviewers (`review: { reviewers }`). */
+  private async checkVotesTable(finding: (problem: string) => CheckFinding): Promise<CheckFinding[]> {
+    const several = this.registry
+      .decisions()
+      .map((cls) => decisionMetadata(cls))
+      .filter((metadata) => metadata.reviewers > 1);
+    if (several.length === 0) return [];
+    let missing: boolean;
+    try {
+      missing = await this.votes.tableMissing();
+    } catch (error) {
+      return [finding(`The table ${VOTES_TABLE} could not be read from the database: ${(error as Error).message}`)];
+    }
+    if (!missing) return [];
+    const names = several.map((metadata) => `${metadata.name} (review.reviewers ${metadata.reviewers})`).join(', ');
+    return [
+      finding(
+        `The database has no table ${VOTES_TABLE}, which ${names} needs for its reviewers' votes, so no vote could ` +
+          'be cast (migration ReviewVotes1765530000000).',
+      ),
+    ];
   }
 
   /**

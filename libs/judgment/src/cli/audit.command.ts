@@ -24,6 +24,7 @@ import {
 } from '../calibration/prediction-powered';
 import { decisionLabel } from './audit.format';
 import { findJudgment } from './eval.command';
+import { formatReviewerAgreement, reviewerAgreementReport } from './reviewer-agreement.format';
 import { prepareHtml, shownPath, writeHtml } from './html-file';
 
 /** Options of `judgment audit`. */
@@ -106,6 +107,7 @@ async function runAudit(context: CliContext, name: string, options: AuditOptions
       },
     }));
     writeHtml(html, auditHtml(judgment, lockFile, agreements));
+    const reviewers = await reviewerAgreementReport(context, judgment);
     if (json) {
       printJson({
         judgment,
@@ -113,10 +115,12 @@ async function runAudit(context: CliContext, name: string, options: AuditOptions
         agreements: withEstimates,
         dropped,
         predictionPowered: { method: PPI_METHOD, assumption: PPI_ASSUMPTION, windowDays: TRAFFIC_DAYS },
+        reviewerAgreement: reviewers,
       });
     } else {
       print(formatAgreements(judgment, lockFile, agreements));
       if (agreements.length > 0) print(`\n${formatPredictionPowered(withEstimates)}`);
+      print(`\n${formatReviewerAgreement(reviewers)}`);
     }
     if (dropped) process.exitCode = 1;
   } catch (error) {

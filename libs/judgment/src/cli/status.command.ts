@@ -17,6 +17,7 @@ import { type JudgmentBacklogForecast, ReviewBacklog } from '../review/review-ba
 import { BACKLOG_FORECAST_METHOD, FORECAST_WINDOW_HOURS } from '../review/backlog-forecast';
 import { CliUsageError } from './cli.errors';
 import { fail, print, printJson, table } from './cli.output';
+import { type ReviewerAgreementReport, reviewerAgreementReport } from './reviewer-agreement.format';
 
 /** The window `status` reads the records' costs over unless `--since` says otherwise. */
 export const DEFAULT_COST_WINDOW = '30d';
@@ -100,6 +101,11 @@ export interface StatusReport {
   readonly backlogProblem: string | null;
   /** Cost per decision of each Judgment over the recorded window (absent from `statusReport` alone). */
   readonly costs?: CostReport;
+  /**
+   * Reviewers' agreement on N-of-M votes: raw agreement and Cohen's kappa per Judgment and per reviewer pair, with
+   * their counts (absent from `statusReport` alone).
+   */
+  readonly reviewerAgreement?: ReviewerAgreementReport;
 }
 
 /** What each Judgment's records cost per decision over the window `--since` (default DEFAULT_COST_WINDOW). */
@@ -160,6 +166,7 @@ async function runStatus(context: CliContext, json: boolean, ping: boolean, wind
       report = await withPings(engines, report);
     }
     report = { ...report, costs: await costReport(context, window, new Date(Date.now() - since.ms)) };
+    report = { ...report, reviewerAgreement: await agreementReport(context) };
     if (json) printJson(report);
     else print(formatStatus(report));
     const answered = !ping || report.connections.some((connection) => connection.default && connection.ping?.reachable);
@@ -234,6 +241,19 @@ async function costReport(context: CliContext, window: string, since: Date): Pro
   } catch (error) {
     return { ...report, judgments: [], problem: (error as Error).message };
   }
+}
+
+/** The reviewers' agreement, or why it could not be read (persistence off among the reasons). */
+async function agreementReport(context: CliContext): Promise<ReviewerAgreementReport> {
+  try {
+    if (!context.get(RecordWriter).persistence.enabled) {
+      return { judgments: [], pairs: [], problem: 'Persistence is off: no votes to read.' };
+    }
+  } catch (error) {
+    // The app did not start (a misconfigured Engine connection): status still reports the rest.
+    return { judgments: [], pairs: [], problem: (error as Error).message };
+  }
+  return reviewerAgreementReport(context);
 }
 
 /** The question of a ping: one Likelihood, about nothing, over Evidence that says what it is. */

@@ -8,6 +8,9 @@ import { parseDuration } from './duration';
 /** The review deadlines a Decision may declare: 1 second to 366 days. */
 export const REVIEW_DEADLINE_BOUNDS = { min: 1000, max: 366 * 24 * 3600 * 1000, text: '1 second to 366 days' } as const;
 
+/** How many independent Resolutions a case in Review may require: 1 (one person settles it) to 5. */
+export const REVIEWERS_BOUNDS = { min: 1, max: 5 } as const;
+
 /** Review options of a Decision: the Outcomes that need a person and, optionally, a deadline for them. */
 export interface DecisionReviewOptions<O extends Outcome = Outcome> {
   /** Outcomes that need a person: deciding one puts the record in Review. */
@@ -19,6 +22,13 @@ export interface DecisionReviewOptions<O extends Outcome = Outcome> {
   deadline?: string | number;
   /** The Outcome an expired Review resolves to; required with `deadline`, and not itself a Review Outcome. */
   onExpiry?: O;
+  /**
+   * N-of-M review: how many independent Resolutions (votes) a case needs, 1 to 5 (REVIEWERS_BOUNDS). Default 1: the
+   * first Resolution settles the case. With 2 or more, each reviewer votes blind (nobody sees the others' votes before
+   * casting their own); when all `reviewers` votes agree the case is resolved with that Outcome, otherwise it needs
+   * adjudication by a reviewer the ResolutionPolicy's `canAdjudicate` allows.
+   */
+  reviewers?: number;
 }
 
 /** A Decision's review deadline: after how long, and the Outcome it resolves to. */
@@ -76,6 +86,8 @@ export interface DecisionMetadata {
   readonly review: ReadonlySet<Outcome>;
   /** The review deadline, or null when records in Review wait until a person resolves them. */
   readonly reviewDeadline: ReviewDeadline | null;
+  /** The independent Resolutions a case in Review needs (1: the first settles it). */
+  readonly reviewers: number;
   readonly version: string | null;
   /** The Outcome enum's name as declared, or null. */
   readonly outcomeType: string | null;
@@ -123,6 +135,7 @@ export function Decision<O extends Outcome>(options: DecisionOptions<O>): ClassD
       outcomes: Object.freeze(outcomes),
       review: new Set(review.outcomes),
       reviewDeadline: reviewDeadline(name, review, outcomes),
+      reviewers: reviewers(name, review),
       version: options.version === undefined ? null : String(options.version),
       outcomeType: options.outcomeType ?? null,
       audit,
@@ -141,6 +154,25 @@ function reviewOptions(name: string, review: DecisionOptions['review']): Decisio
     );
   }
   return review as DecisionReviewOptions;
+}
+
+/** Checks `review.reviewers`: a whole number within REVIEWERS_BOUNDS (default 1). */
+function reviewers(name: string, review: DecisionReviewOptions): number {
+  const { reviewers: count } = review;
+  if (count === undefined) return 1;
+  if (
+    typeof count !== 'number' ||
+    !Number.isInteger(count) ||
+    count < REVIEWERS_BOUNDS.min ||
+    count > REVIEWERS_BOUNDS.max
+  ) {
+    throw new InvalidDecision(
+      `@Decision() of ${name} has review.reviewers ${JSON.stringify(count)}: give a whole number from ` +
+        `${REVIEWERS_BOUNDS.min} to ${REVIEWERS_BOUNDS.max}, the independent Resolutions a case in Review needs ` +
+        '(1: the first Resolution settles it).',
+    );
+  }
+  return count;
 }
 
 /** Checks a declared deadline: a parseable duration within the bound, with an `onExpiry` Outcome nobody reviews. */

@@ -265,6 +265,57 @@ export class AgreementDropped {
   ) {}
 }
 
+/** One reviewer's vote on an N-of-M Review, as recorded (hidden from other reviewers until they vote). */
+export interface ReviewVote {
+  readonly reviewer: { readonly type: string; readonly id: string };
+  readonly outcome: string;
+  readonly createdAt: Date;
+}
+
+/** A reviewer cast one of the independent Resolutions an N-of-M Review needs (`review: { reviewers }`). */
+export class ReviewVoteCast {
+  static readonly NAME = 'judgment.review.vote-cast';
+  constructor(
+    readonly record: AssessmentRecord,
+    readonly outcome: Outcome,
+    readonly reviewer: Reviewer,
+    /** Votes cast so far, this one included. */
+    readonly cast: number,
+    /** Votes the Decision requires. */
+    readonly required: number,
+  ) {}
+}
+
+/** The required votes agreed: the record is resolved with their Outcome (ReviewResolved follows). */
+export class ReviewAgreed {
+  static readonly NAME = 'judgment.review.agreed';
+  constructor(
+    readonly record: AssessmentRecord,
+    readonly resolution: Outcome,
+    readonly votes: readonly ReviewVote[],
+  ) {}
+}
+
+/** The required votes disagree: the record stays in Review until a reviewer the policy's canAdjudicate allows settles it. */
+export class ReviewAdjudicationNeeded {
+  static readonly NAME = 'judgment.review.adjudication-needed';
+  constructor(
+    readonly record: AssessmentRecord,
+    readonly votes: readonly ReviewVote[],
+  ) {}
+}
+
+/** An adjudicator settled a disagreement: the record is resolved with their Outcome (ReviewResolved follows). */
+export class ReviewAdjudicated {
+  static readonly NAME = 'judgment.review.adjudicated';
+  constructor(
+    readonly record: AssessmentRecord,
+    readonly resolution: Outcome,
+    readonly adjudicator: Reviewer,
+    readonly votes: readonly ReviewVote[],
+  ) {}
+}
+
 export type JudgmentEvent =
   | AssessmentCompleted
   | AssessmentFailed
@@ -272,6 +323,10 @@ export type JudgmentEvent =
   | AssessmentEscalated
   | ReviewRequested
   | ReviewResolved
+  | ReviewVoteCast
+  | ReviewAgreed
+  | ReviewAdjudicationNeeded
+  | ReviewAdjudicated
   | ReviewClaimed
   | ReviewReleased
   | ReviewExpired

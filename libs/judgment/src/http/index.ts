@@ -10,7 +10,7 @@ export {
   type JudgmentErrorEnvelope,
 } from './error-envelope';
 export { judgmentValidationPipe } from './validation';
-export type { ReviewListItem, ReviewPage } from './judgment-reviews.controller';
+export type { RecordWithVotes, ReviewListItem, ReviewPage } from './judgment-reviews.controller';
 export type { AuditPage } from './judgment-audits.controller';
 export type { RecordPage } from './record-page';
 export { DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT } from '../records/record-queries.service';

@@ -24,8 +24,14 @@ import { ClaimReviewDto, ListReviewsQuery, RecordIdParams, ResolveReviewDto } fr
 import { findRecord } from './record-lookup';
 import { type RecordPage, claimFilter, pageFilter, recordPage } from './record-page';
 import { ReviewSummaries } from './review-summaries';
-import { requestReviewer } from './reviewer-from';
+import { optionalReviewer, requestReviewer } from './reviewer-from';
 import { judgmentValidationPipe } from './validation';
+import type { VotesView } from '../review/review-votes.service';
+import type { Reviewer } from '../persistence/reviewer';
+import { InvalidReviewer } from '../errors';
+
+/** A record as the JSON API shows it: with the N-of-M votes as the requesting reviewer may see them (blind). */
+export type RecordWithVotes = RecordDetail & { readonly votes: VotesView | null };
 
 /** A record in the Review list, with its one-line summary (the Judgment's reviewSummary, or the default). */
 export type ReviewListItem = RecordSummary & { readonly summary: string };
@@ -73,8 +79,9 @@ export class JudgmentReviewsController {
   /** `GET /judgment/records/:id` — the Evidence as the Engine saw it, the answers, the Outcome, the Provenance. */
   @Get('records/:id')
   @UseGuards(CanViewRecordsGuard)
-  async show(@Param() params: RecordIdParams): Promise<RecordDetail> {
-    return recordDetail(await this.find(params.id));
+  async show(@Param() params: RecordIdParams, @Req() request: JudgmentHttpRequest): Promise<RecordWithVotes> {
+    const record = await this.find(params.id);
+    return this.withVotes(record, await optionalReviewer(this.options, request));
   }
 
   /** `POST /judgment/records/:id/resolve` with `{ "resolution": "approve" }` — only for who may view records. */
@@ -85,10 +92,10 @@ export class JudgmentReviewsController {
     @Param() params: RecordIdParams,
     @Body() body: ResolveReviewDto,
     @Req() request: JudgmentHttpRequest,
-  ): Promise<RecordDetail> {
+  ): Promise<RecordWithVotes> {
     const reviewer = await requestReviewer(this.options, request);
     const record = await this.find(params.id);
-    return recordDetail(await this.records.resolve(record, body.resolution, reviewer));
+    return this.withVotes(await this.records.resolve(record, body.resolution, reviewer), reviewer);
   }
 
   /** `POST /judgment/records/:id/claim` with `{ "ttl": "15m" }` (optional) — 409 `conflict` while another holds it. */
@@ -124,6 +131,21 @@ export class JudgmentReviewsController {
   async release(@Param() params: RecordIdParams, @Req() request: JudgmentHttpRequest): Promise<RecordDetail> {
     const reviewer = await requestReviewer(this.options, request);
     return recordDetail(await this.records.release(params.id, reviewer));
+  }
+
+  /**
+   * The record with its N-of-M votes (`votes`, null for a single-Resolution Decision) as `viewer` may see them: the
+   * votes themselves hidden from a viewer who has not voted while voting goes on.
+   */
+  private async withVotes(record: AssessmentRecord, viewer: Reviewer | null): Promise<RecordWithVotes> {
+    let votes: VotesView | null;
+    try {
+      votes = await this.records.reviewVotes(record, viewer);
+    } catch (error) {
+      if (!(error instanceof InvalidReviewer)) throw error;
+      votes = await this.records.reviewVotes(record, null);
+    }
+    return { ...recordDetail(record), votes };
   }
 
   private find(id: number): Promise<AssessmentRecord> {

@@ -2,6 +2,7 @@ import type { TraceComparison } from '../decision/decision-trace';
 import { shownNumber, signedNumber, traceSteps } from '../decision/trace-words';
 import type { QuestionView, RecordQuestions } from '../records/record-questions';
 import type { RecordDetail } from '../records/record.view';
+import type { VotesView } from '../review/review-votes.service';
 import { e, layout, time } from './review-page.html';
 
 /** What the record page's controls offer: the reviewer's own next steps, or why there are none. */
@@ -10,7 +11,11 @@ export type RecordControls =
   | { readonly kind: 'no-reviewer' }
   | { readonly kind: 'unclaimed' }
   | { readonly kind: 'mine'; readonly expiresAt: string }
-  | { readonly kind: 'theirs'; readonly holder: { type: string; id: string }; readonly expiresAt: string };
+  | { readonly kind: 'theirs'; readonly holder: { type: string; id: string }; readonly expiresAt: string }
+  /** N-of-M: this reviewer voted; `waiting` more votes are due. */
+  | { readonly kind: 'voted'; readonly outcome: string; readonly waiting: number }
+  /** N-of-M: the votes disagree and this reviewer may not adjudicate. */
+  | { readonly kind: 'awaits-adjudication' };
 
 /** A message at the top of the page: what the last action did (`done`), or why it was refused (`problem`). */
 export interface RecordNotice {
@@ -34,6 +39,8 @@ export interface RecordPageView {
   /** The signed-in reviewer, as recorded (`agent #alice`), or null. */
   readonly reviewer: { readonly type: string; readonly id: string } | null;
   readonly controls: RecordControls;
+  /** N-of-M votes as this reviewer may see them (blind until they vote), or null for a single-Resolution Decision. */
+  readonly votes?: VotesView | null;
   readonly notice: RecordNotice | null;
   /** The version of the record the page shows (its last update, ms), sent back with a Resolution. */
   readonly seen: number;
@@ -91,8 +98,9 @@ export function recordPage(view: RecordPageView): string {
   const body = `${notice(view.notice)}
 <div id="case" data-record="${e(record.id)}" data-next="${e(`${view.base}/next?after=${record.id}`)}"></div>
 ${keysHelp(view)}
-<p class="meta">${e(record.judgment)}${record.subject ? ` · ${e(record.subject.type)} #${e(record.subject.id)}` : ''} · ${e(stateWords(record))}</p>
+<p class="meta">${e(record.judgment)}${record.subject ? ` · ${e(record.subject.type)} #${e(record.subject.id)}` : ''} · ${e(view.votes?.needsAdjudication ? 'awaiting adjudication' : stateWords(record))}</p>
 ${review ? whyInReview(record) : ''}
+${votesSection(view.votes ?? null)}
 ${controls(view)}
 <section aria-labelledby="facts"><h2 id="facts">The case</h2><dl>
 <dt>Automatic Outcome</dt><dd>${e(record.outcome ?? 'none')}${record.decision ? ` (Decision ${e(record.decision.name)}${record.decision.version ? ` v${e(record.decision.version)}` : ''})` : ''}</dd>
@@ -151,6 +159,22 @@ function resolutionWords(review: NonNullable<RecordDetail['review']>): string {
   return `<strong>${e(review.resolution)}</strong>${by} at ${time(review.resolvedAt)}${spent}`;
 }
 
+/** The N-of-M votes: the count always; who voted what only once this reviewer may see it (blind review). */
+function votesSection(votes: VotesView | null): string {
+  if (votes === null) return '';
+  const count = `<p>${e(votes.cast)} of ${e(votes.required)} independent votes cast.</p>`;
+  const list =
+    votes.votes === null
+      ? '<p>The votes are hidden until you cast yours, so that nobody is swayed by another reviewer (blind review).</p>'
+      : votes.votes.length === 0
+        ? ''
+        : `<ul class="votes">${votes.votes.map((vote) => `<li>${e(vote.reviewer.type)} #${e(vote.reviewer.id)}: <strong>${e(vote.outcome)}</strong> at ${time(vote.createdAt.toISOString())}</li>`).join('')}</ul>`;
+  const adjudication = votes.needsAdjudication
+    ? '<p class="warn"><strong>The votes disagree:</strong> the case awaits adjudication by a reviewer allowed to settle it.</p>'
+    : '';
+  return `<section aria-labelledby="votes-title"><h2 id="votes-title">Reviewers' votes</h2>${count}${adjudication}${list}</section>`;
+}
+
 /** Only what applies to this reviewer now. */
 function controls(view: RecordPageView): string {
   const { record, controls: state } = view;
@@ -163,6 +187,14 @@ function controls(view: RecordPageView): string {
   switch (state.kind) {
     case 'closed':
       return '';
+    case 'voted':
+      return section(
+        `<p>You voted <strong>${e(state.outcome)}</strong>. ${state.waiting > 0 ? `Waiting for ${e(state.waiting)} more ${state.waiting === 1 ? 'vote' : 'votes'}` : 'The votes are in'}; a vote is final.</p>`,
+      );
+    case 'awaits-adjudication':
+      return section(
+        '<p>The votes disagree, so the case takes no more votes: it awaits adjudication by a reviewer the resolution policy allows to settle it. You can read it.</p>',
+      );
     case 'no-reviewer':
       return section('<p>You are not signed in as a reviewer, so you can read this case but not work it.</p>');
     case 'unclaimed':
@@ -177,9 +209,9 @@ function controls(view: RecordPageView): string {
       const options = view.resolutions.map((o) => `<option value="${e(o)}">${e(o)}</option>`).join('');
       const resolve = view.resolutions.length
         ? `<form method="post" action="${e(action('resolve'))}">${csrf}<input type="hidden" name="seen" value="${e(view.seen)}"><input type="hidden" name="advance" value="">
-<label for="resolution">Resolution</label>
+<label for="resolution">${e(resolveWord(view).label)}</label>
 <select id="resolution" name="resolution" required><option value="">Choose an Outcome…</option>${options}</select>
-<button type="submit">Resolve</button></form>
+<button type="submit">${e(resolveWord(view).button)}</button></form>
 <p id="keys-confirm" class="notice" aria-live="assertive" hidden></p>`
         : `<p class="warn">The Decision ${e(record.decision?.name ?? '')} is not registered in this app, so its Outcomes are unknown and the case cannot be resolved here.</p>`;
       return section(
@@ -189,6 +221,13 @@ ${resolve}
       );
     }
   }
+}
+
+/** What resolving is for this case: a Resolution, one vote of several, or the adjudication of disagreeing votes. */
+function resolveWord(view: RecordPageView): { label: string; button: string } {
+  if (!view.votes) return { label: 'Resolution', button: 'Resolve' };
+  if (view.votes.needsAdjudication) return { label: 'Adjudication', button: 'Adjudicate' };
+  return { label: 'Your vote', button: 'Cast vote' };
 }
 
 /** Stored Evidence, nested; untrusted text (`{ untrusted: true, text }`) in a marked, inert block. */

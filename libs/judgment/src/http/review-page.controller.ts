@@ -30,6 +30,7 @@ import { InvalidClaim, InvalidResolution, InvalidReviewer, ResolutionForbidden, 
 import { findRecord } from './record-lookup';
 import { claimFilter, pageFilter, recordPage as pageOf } from './record-page';
 import {
+  AgreementStatsQuery,
   NextCaseQuery,
   RECORD_PAGE_DONE,
   RecordIdParams,
@@ -42,12 +43,14 @@ import { ReviewPageExceptionFilter, reviewPageBase } from './review-page.filter'
 import { type RecordControls, type RecordNotice, recordPage } from './record-page.html';
 import { PAGE_HEADERS } from './review-page.html';
 import { queuePage } from './review-queue.html';
+import { agreementStatsPage } from './agreement-stats.html';
 import { ReviewSummaries } from './review-summaries';
 import { QueueCounts } from './queue-counts';
 import { optionalReviewer, requestReviewer } from './reviewer-from';
 import { answerError } from './error-envelope';
 import { DESK_KEYS_SCRIPT } from './desk-keys.script';
 import { judgmentValidationPipe } from './validation';
+import type { VotesView } from '../review/review-votes.service';
 
 /**
  * The review page (`JudgmentHttpModule.forRoot({ ui: true })`): server-rendered HTML, no script. `GET /judgment/desk`
@@ -103,6 +106,20 @@ export class JudgmentReviewPageController {
       limit: query.limit,
       nextAfter: page.nextAfter,
     });
+    this.send(response, html);
+  }
+
+  /**
+   * Agreement between reviewers (N-of-M Reviews): raw agreement and Cohen's kappa per Judgment and per reviewer pair,
+   * with the count of pairs of votes each rests on; `?judgment=` limits it to one Judgment.
+   */
+  @Get('stats')
+  async stats(@Query() query: AgreementStatsQuery, @Req() request: JudgmentHttpRequest, @Res() response: unknown) {
+    const [agreement, reviewer] = await Promise.all([
+      this.records.reviewerAgreement(query.judgment),
+      this.signedIn(request),
+    ]);
+    const html = agreementStatsPage({ base: reviewPageBase(request), agreement, judgment: query.judgment, reviewer });
     this.send(response, html);
   }
 
@@ -266,6 +283,9 @@ export class JudgmentReviewPageController {
     const reviewer = await this.signedIn(request);
     const { token, setCookie } = await this.csrf.forPage(request);
     const now = new Date();
+    const votes = await this.records.reviewVotes(record, reviewer);
+    const adjudicator =
+      votes?.needsAdjudication === true && reviewer !== null && (await this.records.mayAdjudicate(record, reviewer));
     const html = recordPage({
       base: reviewPageBase(request),
       record: recordDetail(record),
@@ -273,7 +293,8 @@ export class JudgmentReviewPageController {
       ...this.decisionView(record),
       questions: recordQuestions(this.registry, record),
       reviewer,
-      controls: controlsFor(record, reviewer, now),
+      controls: controlsFor(record, reviewer, now, votes, adjudicator),
+      votes,
       notice,
       seen: record.updatedAt.getTime(),
       now,
@@ -348,15 +369,26 @@ function doneNotice(
         kind: 'done',
         text: record.isResolved()
           ? `Record #${record.id} is resolved as ${JSON.stringify(record.resolution)}.`
-          : `Record #${record.id} is not resolved.`,
+          : `Your vote on record #${record.id} is recorded; the case is not resolved yet.`,
         link: { href: `${reviewPageBase(request)}?claim=unclaimed`, label: 'Next unclaimed case in the queue' },
       };
   }
 }
 
-/** The controls that apply to `reviewer` on `record` now. */
-function controlsFor(record: AssessmentRecord, reviewer: EntityReference | null, now: Date): RecordControls {
+/** The controls that apply to `reviewer` on `record` now (with N-of-M votes: voted, or adjudication by whom). */
+function controlsFor(
+  record: AssessmentRecord,
+  reviewer: EntityReference | null,
+  now: Date,
+  votes: VotesView | null = null,
+  adjudicator = false,
+): RecordControls {
   if (!record.isAwaitingReview()) return { kind: 'closed' };
+  if (votes?.needsAdjudication && !adjudicator) return { kind: 'awaits-adjudication' };
+  if (votes && !votes.needsAdjudication && votes.voted) {
+    const own = votes.votes?.find((vote) => vote.reviewer.type === reviewer?.type && vote.reviewer.id === reviewer?.id);
+    return { kind: 'voted', outcome: own?.outcome ?? '', waiting: votes.required - votes.cast };
+  }
   const claim = record.liveClaim(now);
   if (claim && (reviewer === null || claim.holder.type !== reviewer.type || claim.holder.id !== reviewer.id)) {
     return { kind: 'theirs', holder: claim.holder, expiresAt: claim.expiresAt.toISOString() };

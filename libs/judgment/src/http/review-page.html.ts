@@ -59,7 +59,7 @@ export function layout(title: string, base: string, body: string, options: Layou
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${e(title)} — Review desk</title><style>${STYLE}${options.style ?? ''}</style>${options.script ? `<script src="${e(options.script)}" defer></script>` : ''}</head>
-<body><header><a href="${e(base)}">Review desk</a>${reviewer}</header>
+<body><header><nav aria-label="Desk"><a href="${e(base)}">Review desk</a> · <a href="${e(`${base}/stats`)}">Reviewer agreement</a></nav>${reviewer}</header>
 <main id="main"><h1>${e(title)}</h1>
 ${body}
 </main></body></html>`;

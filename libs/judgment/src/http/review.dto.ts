@@ -218,3 +218,14 @@ export class NextCaseQuery {
   @Min(1)
   resolved?: number;
 }
+
+/** `GET /judgment/desk/stats?judgment=`: reviewer agreement, of one Judgment when named. */
+export class AgreementStatsQuery {
+  /** Only the votes on records of this Judgment (its registered name); empty means all. */
+  @IsOptional()
+  @Transform(emptyAsUnset)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
+  judgment?: string;
+}

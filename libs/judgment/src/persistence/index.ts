@@ -11,6 +11,7 @@ import { OutcomeTypeNamesTheEnum1765300000000 } from './migrations/1765300000000
 import { ClaimedAt1765500000000 } from './migrations/1765500000000-claimed-at';
 import { ReviewTriage1765510000000 } from './migrations/1765510000000-review-triage';
 import { RoundCost1765520000000 } from './migrations/1765520000000-round-cost';
+import { ReviewVotes1765530000000 } from './migrations/1765530000000-review-votes';
 import { PartitionedAssessments1765800000000 } from './migrations/1765800000000-partitioned-assessments';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
@@ -34,6 +35,7 @@ export const judgmentMigrations = withPartitioned([
   ClaimedAt1765500000000,
   ReviewTriage1765510000000,
   RoundCost1765520000000,
+  ReviewVotes1765530000000,
 ]);
 
 /**

@@ -11,6 +11,8 @@ import { ReviewAccess } from '../review/review-access';
 import { type ClaimOptions, ReviewClaims } from '../review/review-claims.service';
 import { ReviewDeadlines } from '../review/review-deadlines.service';
 import { ReviewResolver } from '../review/review-resolver.service';
+import { ReviewVotes, type VotesView } from '../review/review-votes.service';
+import type { ReviewerAgreement } from '../review/reviewer-agreement';
 import { type RecordFilter, RecordQueries, type ReviewListFilter } from './record-queries.service';
 import { RecordRetention } from './record-retention.service';
 import { Replay } from './replay.service';
@@ -29,7 +31,30 @@ export class AssessmentRecords {
     private readonly claims: ReviewClaims,
     private readonly deadlines: ReviewDeadlines,
     private readonly access: ReviewAccess,
+    private readonly votes: ReviewVotes,
   ) {}
+
+  /**
+   * N-of-M review: the votes on a record as `viewer` may see them — how many are required and cast, whether they
+   * disagree (adjudication), and the votes themselves only once the viewer voted, all are in, or the record is resolved
+   * (blind review). Null when the record's Decision requires a single Resolution.
+   */
+  async reviewVotes(record: AssessmentRecord, viewer: Reviewer | null): Promise<VotesView | null> {
+    return this.votes.viewFor(record, viewer === null ? null : this.access.reviewerReference(viewer));
+  }
+
+  /** Whether the ResolutionPolicy lets `reviewer` adjudicate the record (its optional canAdjudicate; false without). */
+  mayAdjudicate(record: AssessmentRecord, reviewer: Reviewer): Promise<boolean> {
+    return this.access.mayAdjudicate(record, reviewer);
+  }
+
+  /**
+   * Agreement between reviewers from their votes on N-of-M Reviews: raw agreement and Cohen's kappa per Judgment and
+   * per reviewer pair, each with the number of pairs of votes it rests on (of one Judgment when named).
+   */
+  reviewerAgreement(judgment?: string): Promise<ReviewerAgreement> {
+    return this.votes.agreement(judgment);
+  }
 
   /**
    * The `{ type, id }` a reviewer is recorded under (as resolver, auditor or claim holder): a saved entity's name and

@@ -2,6 +2,7 @@ import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { type DataSource, LessThan } from 'typeorm';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
 import { RecordWriter } from '../persistence/record.writer';
+import { ReviewVotes } from '../review/review-votes.service';
 import {
   DEFAULT_PARTITION,
   MONTHS_AHEAD,
@@ -34,6 +35,7 @@ export class RecordRetention implements OnApplicationBootstrap {
   constructor(
     private readonly rows: RecordWriter,
     private readonly logger: JudgmentLogger,
+    private readonly votes: ReviewVotes,
   ) {}
 
   /** The configured retention in days; null keeps every record. */
@@ -55,8 +57,8 @@ export class RecordRetention implements OnApplicationBootstrap {
   }
 
   /**
-   * Deletes records created more than `persistence.retentionDays` days ago (null keeps everything). Resolves to the
-   * number of records deleted.
+   * Deletes records created more than `persistence.retentionDays` days ago (null keeps everything), and the N-of-M
+   * votes cast before the same cut-off. Resolves to the number of records deleted.
    */
   async prune(): Promise<number> {
     const { dropped, deleted } = await this.pruneRecords();
@@ -84,6 +86,8 @@ export class RecordRetention implements OnApplicationBootstrap {
       }
     }
     const result = await this.rows.repository().delete({ createdAt: LessThan(cutoff) });
+    // The reviewers' votes go with the records they were cast on.
+    await this.votes.prune(cutoff);
     return { dropped, deleted: result.affected ?? 0, partitions };
   }
 

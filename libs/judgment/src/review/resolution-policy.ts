@@ -14,6 +14,11 @@ export interface ResolutionPolicy {
    * this method nobody may: resolving a record claimed by another reviewer fails with ReviewClaimConflict.
    */
   canOverrideClaim?(reviewer: Reviewer, record: AssessmentRecord): boolean | Promise<boolean>;
+  /**
+   * Optional: whether `reviewer` may settle an N-of-M Review whose votes disagree (adjudication). Asked after
+   * canResolve. Without this method nobody may: such a record stays in Review (or until its deadline).
+   */
+  canAdjudicate?(reviewer: Reviewer, record: AssessmentRecord): boolean | Promise<boolean>;
 }
 
 /**

@@ -40,6 +40,12 @@ export class ReviewAccess {
     return typeof policy?.canOverrideClaim === 'function' && (await policy.canOverrideClaim(reviewer, record)) === true;
   }
 
+  /** Whether the policy lets `reviewer` settle a disagreement of N-of-M votes (its optional canAdjudicate). */
+  async mayAdjudicate(record: AssessmentRecord, reviewer: Reviewer): Promise<boolean> {
+    const policy = this.policies.policy;
+    return typeof policy?.canAdjudicate === 'function' && (await policy.canAdjudicate(reviewer, record)) === true;
+  }
+
   /**
    * The reference recorded for a reviewer; InvalidReviewer when it is neither `{ type, id }` nor a saved entity, or
    * when its type or id does not fit the reviewer columns.

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { parseDuration } from '../decision/duration';
-import { InvalidClaim, ReviewClaimConflict, UnknownRecord } from '../errors';
+import { InvalidClaim, ResolutionForbidden, ReviewClaimConflict, UnknownRecord } from '../errors';
 import { ReviewClaimed, ReviewReleased } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
+import type { EntityReference } from '../persistence/entity-reference';
 import { RecordWriter } from '../persistence/record.writer';
 import type { Reviewer } from '../persistence/reviewer';
 import { ReviewAccess } from './review-access';
+import { ReviewVotes } from './review-votes.service';
 import { alreadyResolved, notAwaitingReview } from './review-resolver.service';
 import { inSpan } from '../telemetry/judgment.tracing';
 
@@ -32,6 +34,7 @@ export class ReviewClaims {
     private readonly rows: RecordWriter,
     private readonly events: JudgmentEventsPublisher,
     private readonly access: ReviewAccess,
+    private readonly votes: ReviewVotes,
   ) {}
 
   /**
@@ -81,6 +84,7 @@ export class ReviewClaims {
     const holder = this.access.reviewerReference(reviewer);
     const record = await this.awaiting(recordId);
     await this.access.authorize(record, reviewer, 'claim');
+    if (mode === 'claim') await this.checkVoter(record, reviewer, holder);
     const expiresAt = new Date(Date.now() + ttl);
     const { written, record: fresh } = await this.rows.recordClaim(recordId, holder, expiresAt, mode);
     const current = this.current(recordId, fresh);
@@ -96,6 +100,30 @@ export class ReviewClaims {
     }
     if (mode === 'claim') await this.events.emit(new ReviewClaimed(current, reviewer, new Date(expiresAt)));
     return current;
+  }
+
+  /**
+   * N-of-M review: nobody holds a case they cannot work, so the others can take it — a reviewer who already voted may
+   * not claim it (InvalidClaim), nor, once the votes disagree, anyone the policy's canAdjudicate does not allow
+   * (ResolutionForbidden).
+   */
+  private async checkVoter(record: AssessmentRecord, reviewer: Reviewer, holder: EntityReference): Promise<void> {
+    const required = this.votes.required(record);
+    if (required <= 1) return;
+    const cast = await this.votes.of(record.id);
+    if (cast.length >= required) {
+      if (await this.access.mayAdjudicate(record, reviewer)) return;
+      throw new ResolutionForbidden(
+        `Record #${record.id} awaits adjudication (its ${required} votes disagree), and the ResolutionPolicy's ` +
+          `canAdjudicate does not allow ${holder.type} #${holder.id} to settle it, so they may not claim it.`,
+      );
+    }
+    if (cast.some((vote) => vote.reviewer.type === holder.type && vote.reviewer.id === holder.id)) {
+      throw new InvalidClaim(
+        `${holder.type} #${holder.id} already voted on record #${record.id}, so they may not claim it: the case is ` +
+          "left free for the other reviewers' votes.",
+      );
+    }
   }
 
   /** The record, which must exist and await Review. */

@@ -2,9 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { decisionMetadata } from '../decision/decision.decorator';
 import type { Outcome } from '../definition/outcome';
 import { JudgmentRegistry } from '../registry/judgment.registry';
-import { InvalidResolution, ReviewClaimConflict } from '../errors';
+import { InvalidResolution, ResolutionForbidden, ReviewClaimConflict } from '../errors';
 import { IsNull, Not } from 'typeorm';
-import { AgreementDropped, AuditResolved, ReviewResolved } from '../events/judgment.events';
+import {
+  AgreementDropped,
+  AuditResolved,
+  ReviewAdjudicated,
+  ReviewAdjudicationNeeded,
+  ReviewAgreed,
+  ReviewResolved,
+  ReviewVoteCast,
+} from '../events/judgment.events';
 import { type AuditAgreement, auditAgreements } from '../lock/audit-agreement';
 import { CalibrationGuard } from '../routing/calibration.guard';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
@@ -15,6 +23,7 @@ import type { Reviewer } from '../persistence/reviewer';
 import { judgmentInstruments } from '../telemetry/judgment.metrics';
 import { inSpan } from '../telemetry/judgment.tracing';
 import { ReviewAccess } from './review-access';
+import { ReviewVotes } from './review-votes.service';
 
 /** Resolves records in Review on a reviewer's behalf, as far as the app's ResolutionPolicy allows. */
 @Injectable()
@@ -25,6 +34,7 @@ export class ReviewResolver {
     private readonly events: JudgmentEventsPublisher,
     private readonly access: ReviewAccess,
     private readonly guard: CalibrationGuard,
+    private readonly votes: ReviewVotes,
   ) {}
 
   /**
@@ -59,7 +69,19 @@ export class ReviewResolver {
   ): Promise<AssessmentRecord> {
     await this.access.authorize(record, reviewer, 'resolve');
     const resolver = this.access.reviewerReference(reviewer);
-    const { outcomes, resolved } = this.checkResolution(record, resolution);
+    const { outcomes, resolved, required } = this.checkResolution(record, resolution);
+    if (required > 1) return this.vote(record, outcomes, resolved, reviewer, resolver, required);
+    return this.write(record, outcomes, resolved, reviewer, resolver);
+  }
+
+  /** Writes the Resolution itself (one conditional UPDATE; over another's claim only when the policy allows). */
+  private async write(
+    record: AssessmentRecord,
+    outcomes: readonly Outcome[],
+    resolved: Outcome,
+    reviewer: Reviewer,
+    resolver: EntityReference,
+  ): Promise<AssessmentRecord> {
     const columns = { resolution: String(resolved), resolverType: resolver.type, resolverId: resolver.id };
     let { written, record: fresh } = await this.rows.recordResolution(record.id, columns, resolver);
     if (!written && fresh && heldByOther(fresh, resolver) && (await this.access.mayOverrideClaim(fresh, reviewer))) {
@@ -75,8 +97,46 @@ export class ReviewResolver {
       }
       throw notAwaitingReview(fresh);
     }
-    const automatic = outcomes.find((outcome) => String(outcome) === fresh.outcome) ?? (fresh.outcome as Outcome);
-    await this.events.emit(new ReviewResolved(record, automatic, resolved, reviewer));
+    await this.events.emit(new ReviewResolved(record, automaticOf(outcomes, fresh), resolved, reviewer));
+    return record;
+  }
+
+  /**
+   * N-of-M review: casts the reviewer's vote (ReviewVoteCast); the last of the required votes resolves the record when
+   * all agree (ReviewAgreed, then ReviewResolved) or leaves it for adjudication (ReviewAdjudicationNeeded). Once the
+   * votes are in and disagree, a Resolution is an adjudication: only a reviewer the policy's canAdjudicate allows may
+   * give it (ResolutionForbidden otherwise); it resolves the record (ReviewAdjudicated, then ReviewResolved).
+   */
+  private async vote(
+    record: AssessmentRecord,
+    outcomes: readonly Outcome[],
+    resolved: Outcome,
+    reviewer: Reviewer,
+    resolver: EntityReference,
+    required: number,
+  ): Promise<AssessmentRecord> {
+    const cast = await this.votes.of(record.id);
+    if (cast.length >= required) {
+      if (!(await this.access.mayAdjudicate(record, reviewer))) {
+        throw new ResolutionForbidden(
+          `Record #${record.id} awaits adjudication: its ${required} votes disagree ` +
+            `(${cast.map((vote) => JSON.stringify(vote.outcome)).join(', ')}), and the ResolutionPolicy's ` +
+            `canAdjudicate does not allow ${resolver.type} #${resolver.id} to settle it.`,
+        );
+      }
+      await this.write(record, outcomes, resolved, reviewer, resolver);
+      await this.events.emit(new ReviewAdjudicated(record, resolved, reviewer, cast));
+      return record;
+    }
+    const { result, record: fresh } = await this.votes.cast(record.id, String(resolved), resolver, required);
+    Object.assign(record, fresh);
+    await this.events.emit(new ReviewVoteCast(record, resolved, reviewer, result.votes.length, required));
+    if (result.kind === 'agreed') {
+      await this.events.emit(new ReviewAgreed(record, resolved, result.votes));
+      await this.events.emit(new ReviewResolved(record, automaticOf(outcomes, fresh), resolved, reviewer));
+    } else if (result.kind === 'disagreed') {
+      await this.events.emit(new ReviewAdjudicationNeeded(record, result.votes));
+    }
     return record;
   }
 
@@ -145,7 +205,8 @@ export class ReviewResolver {
   private checkResolution(record: AssessmentRecord, resolution: Outcome) {
     if (record.isResolved()) throw alreadyResolved(record);
     if (!record.isAwaitingReview() || record.decision === null) throw notAwaitingReview(record);
-    return this.checkOutcome(record, resolution);
+    const checked = this.checkOutcome(record, resolution);
+    return { ...checked, required: decisionMetadata(this.registry.decision(record.decision)).reviewers };
   }
 
   /** A reviewer's Outcome, checked against the record's Decision and resolved to its enum's value. */
@@ -173,6 +234,11 @@ export class ReviewResolver {
     }
     return { outcomes: metadata.outcomes, resolved };
   }
+}
+
+/** The automatic Outcome that sent the record to Review, as a value of the Decision's enum. */
+function automaticOf(outcomes: readonly Outcome[], record: AssessmentRecord): Outcome {
+  return outcomes.find((outcome) => String(outcome) === record.outcome) ?? (record.outcome as Outcome);
 }
 
 /** Whether someone other than `reviewer` holds a live claim on the record. */

@@ -1,6 +1,7 @@
 // The review desk's record page at scale (issue 30): 1,000,000 records, 30,000 awaiting Review spread over the whole
 // table, each with Evidence (untrusted text), answers, a decision trace and Provenance details as the library writes
-// them. Times `GET /judgment/desk/records/:id` over HTTP on this machine — the server's time (request in to response
+// them. Times `GET /judgment/desk/records/:id` and the queue page `GET /judgment/desk` (page 1 in each order, a deep
+// keyset page) over HTTP on this machine — the server's time (request in to response
 // finished, measured in the app) and the client's round trip — for records in Review drawn across the table, in
 // three states (unclaimed, held by the reviewer, held by someone else), beside `GET /judgment/records/:id` (the JSON
 // API: the same lookup, no page) as the baseline, interleaved; p50/p99 and the ratio. Target: server p50 < 20 ms.
@@ -179,18 +180,39 @@ async function main(): Promise<void> {
   const app = await startApp();
   const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   const unclaimed = ids(null);
+  const record = (list: number[], html: boolean) => (run: number) => url(base, list[run], html);
+  const queue = (query: (run: number) => string) => (run: number) => `${base}/judgment/desk?${query(run)}`;
   const cases = [
-    { name: 'record page, unclaimed', urls: unclaimed, contains: '>Claim</button>', html: true },
-    { name: 'record page, held by me', urls: ids('me'), contains: 'You hold this case', html: true },
-    { name: 'record page, held by another', urls: ids('other'), contains: 'Claimed by', html: true },
-    { name: 'JSON record (baseline)', urls: unclaimed, contains: '"trace"', html: false },
+    { name: 'record page, unclaimed', path: record(unclaimed, true), contains: '>Claim</button>', page: true },
+    { name: 'record page, held by me', path: record(ids('me'), true), contains: 'You hold this case', page: true },
+    { name: 'record page, held by another', path: record(ids('other'), true), contains: 'Claimed by', page: true },
+    { name: 'JSON record (baseline)', path: record(unclaimed, false), contains: '"trace"', page: false },
+    { name: 'queue page 1, oldest first', path: queue(() => 'limit=20'), contains: 'Awaiting Review', page: true },
+    {
+      name: 'queue page, deep (keyset)',
+      path: queue((run) => `limit=20&after=${unclaimed[run]}`),
+      contains: 'Awaiting Review',
+      page: true,
+    },
+    {
+      name: 'queue page 1, nearest deadline',
+      path: queue(() => 'limit=20&sort=deadline'),
+      contains: 'Awaiting Review',
+      page: true,
+    },
+    {
+      name: 'queue page 1, least confident',
+      path: queue(() => 'limit=20&sort=confidence'),
+      contains: 'Awaiting Review',
+      page: true,
+    },
   ];
   const server = new Map<string, number[]>(cases.map((c) => [c.name, []]));
   const client = new Map<string, number[]>(cases.map((c) => [c.name, []]));
-  for (const c of cases) await timed(url(base, c.urls[0], c.html), c.contains); // warm up
+  for (const c of cases) await timed(c.path(0), c.contains); // warm up
   for (let run = 0; run < RUNS; run++) {
     for (const c of cases) {
-      const time = await timed(url(base, c.urls[run], c.html), c.contains);
+      const time = await timed(c.path(run), c.contains);
       server.get(c.name)!.push(time.server);
       client.get(c.name)!.push(time.client);
     }
@@ -205,7 +227,7 @@ async function main(): Promise<void> {
   for (const c of cases) {
     const values = server.get(c.name)!;
     const p50 = median(values);
-    const verdict = c.html ? ` (target < ${TARGET_MS} ms: ${p50 < TARGET_MS ? 'met' : 'MISSED'})` : '';
+    const verdict = c.page ? ` (target < ${TARGET_MS} ms: ${p50 < TARGET_MS ? 'met' : 'MISSED'})` : '';
     console.log(
       `${c.name.padEnd(30)} server p50 ${p50.toFixed(2)} ms p99 ${percentile(values, 0.99).toFixed(2)} ms ` +
         `×${(p50 / baseline).toFixed(2)} of the JSON record; round trip p50 ${median(client.get(c.name)!).toFixed(2)} ms` +

@@ -194,6 +194,12 @@ it('one disagreement: the case awaits adjudication, the agents cannot settle it,
   await expect(lead.page.locator('label[for=resolution]').innerText()).resolves.toBe('Adjudication');
   expect(await seriousViolations(lead.page)).toEqual([]);
   await lead.page.screenshot({ path: screenshotPath('n-of-m-adjudication.png'), fullPage: true });
+  // The keyboard path says what Enter would send here: an adjudication, not a plain Resolution.
+  await lead.page.keyboard.press('2');
+  await expect(lead.page.locator('#keys-confirm').innerText()).resolves.toBe(
+    `Adjudicate record #${disputed} as reject? Enter to confirm, Esc to cancel.`,
+  );
+  await lead.page.keyboard.press('Escape');
   await lead.page.selectOption('#resolution', 'reject');
   await lead.page.click('button:text-is("Adjudicate")');
   await expect(lead.page.locator('[role=status]').innerText()).resolves.toContain(

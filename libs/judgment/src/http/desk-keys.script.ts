@@ -13,6 +13,8 @@ export const DESK_KEYS_SCRIPT = `(function () {
   var confirmBar = document.getElementById('keys-confirm');
   var select = document.getElementById('resolution');
   var resolveForm = select ? select.form : null;
+  /** What Enter sends: a Resolution, one vote of several (N-of-M), or an adjudication. */
+  var kind = resolveForm ? resolveForm.getAttribute('data-kind') || 'resolve' : 'resolve';
   var pending = null;
   var UNDO_MS = 4000;
   if (help) help.hidden = true;
@@ -31,17 +33,20 @@ export const DESK_KEYS_SCRIPT = `(function () {
     if (!select || index >= select.options.length) return;
     select.selectedIndex = index;
     pending = select.options[index].value;
-    say('Resolve record #' + main.getAttribute('data-record') + ' as ' + pending + '? Enter to confirm, Esc to cancel.');
+    var record = 'record #' + main.getAttribute('data-record');
+    var ask = kind === 'vote' ? 'Vote ' + pending + ' on ' + record : (kind === 'adjudicate' ? 'Adjudicate ' : 'Resolve ') + record + ' as ' + pending;
+    say(ask + '? Enter to confirm, Esc to cancel.');
   }
   var timer = null;
   /** Confirmed: sent after UNDO_MS unless u or Esc takes it back. */
   function resolve() {
     var outcome = pending;
     var left = Math.round(UNDO_MS / 1000);
-    say('Resolving as ' + outcome + ' in ' + left + ' s. Press u to undo.');
+    var doing = kind === 'vote' ? 'Voting ' : kind === 'adjudicate' ? 'Adjudicating as ' : 'Resolving as ';
+    say(doing + outcome + ' in ' + left + ' s. Press u to undo.');
     timer = window.setTimeout(function () {
       timer = null;
-      say('Resolving as ' + outcome + '…');
+      say(doing + outcome + '…');
       var advance = resolveForm.querySelector('input[name="advance"]');
       if (advance) advance.value = '1';
       resolveForm.submit();

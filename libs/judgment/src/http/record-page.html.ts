@@ -208,7 +208,7 @@ function controls(view: RecordPageView): string {
     case 'mine': {
       const options = view.resolutions.map((o) => `<option value="${e(o)}">${e(o)}</option>`).join('');
       const resolve = view.resolutions.length
-        ? `<form method="post" action="${e(action('resolve'))}">${csrf}<input type="hidden" name="seen" value="${e(view.seen)}"><input type="hidden" name="advance" value="">
+        ? `<form method="post" action="${e(action('resolve'))}" data-kind="${e(resolveWord(view).kind)}">${csrf}<input type="hidden" name="seen" value="${e(view.seen)}"><input type="hidden" name="advance" value="">
 <label for="resolution">${e(resolveWord(view).label)}</label>
 <select id="resolution" name="resolution" required><option value="">Choose an Outcome…</option>${options}</select>
 <button type="submit">${e(resolveWord(view).button)}</button></form>
@@ -224,10 +224,10 @@ ${resolve}
 }
 
 /** What resolving is for this case: a Resolution, one vote of several, or the adjudication of disagreeing votes. */
-function resolveWord(view: RecordPageView): { label: string; button: string } {
-  if (!view.votes) return { label: 'Resolution', button: 'Resolve' };
-  if (view.votes.needsAdjudication) return { label: 'Adjudication', button: 'Adjudicate' };
-  return { label: 'Your vote', button: 'Cast vote' };
+function resolveWord(view: RecordPageView): { label: string; button: string; kind: 'resolve' | 'vote' | 'adjudicate' } {
+  if (!view.votes) return { label: 'Resolution', button: 'Resolve', kind: 'resolve' };
+  if (view.votes.needsAdjudication) return { label: 'Adjudication', button: 'Adjudicate', kind: 'adjudicate' };
+  return { label: 'Your vote', button: 'Cast vote', kind: 'vote' };
 }
 
 /** Stored Evidence, nested; untrusted text (`{ untrusted: true, text }`) in a marked, inert block. */

@@ -23,8 +23,7 @@ import { JevSimulator } from 'nestjs-judgment/simulator';
 import { DataSource } from 'typeorm';
 import { RefundsService } from '../../apps/support-desk/src/refunds/refunds.service';
 import { launchChromium, screenshotPath } from '../support/browser';
-import { startApi } from '../http/support';
-import { databaseUrl, recreateDatabase } from '../support/postgres';
+import { startDeskApp } from './desk-app';
 
 const DATABASE = 'judgment_desk_keyboard_run';
 const KEY = 'desk-keyboard-run-key';
@@ -79,19 +78,7 @@ async function pause(page: Page): Promise<void> {
 }
 
 beforeAll(async () => {
-  await recreateDatabase(DATABASE);
-  sim = new JevSimulator({ apiKey: KEY });
-  const url = await sim.start(0);
-  api = await startApi({
-    DATABASE_URL: databaseUrl(DATABASE),
-    TYPESAFE_API_KEY: KEY,
-    TYPESAFE_BASE_URL: url,
-    JUDGMENT_JEV_RETRIES: '0',
-    JUDGMENT_LOG: 'false',
-    SUPPORT_DESK_AGENTS: 'alice,bob',
-  });
-  await api.listen(0, '127.0.0.1');
-  base = (await api.getUrl()).replace('[::1]', '127.0.0.1');
+  ({ sim, api, base } = await startDeskApp(DATABASE, KEY));
   const refunds = api.get(RefundsService);
   for (let i = 0; i < CASES; i++) {
     // Uncertain: abusive between the Decision's escalate (.3) and reject (.65) thresholds.

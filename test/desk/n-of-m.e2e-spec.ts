@@ -15,6 +15,7 @@ import { RefundsService } from '../../apps/support-desk/src/refunds/refunds.serv
 import { SupportDeskModule } from '../../apps/support-desk/src/support-desk.module';
 import { launchChromium, screenshotPath } from '../support/browser';
 import { databaseUrl, recreateDatabase } from '../support/postgres';
+import { seriousViolations } from './desk-app';
 
 const DATABASE = 'judgment_desk_n_of_m';
 const KEY = 'desk-n-of-m-key';
@@ -47,17 +48,6 @@ async function reviewer(agent: string): Promise<{ context: BrowserContext; page:
   const page = await context.newPage();
   await page.goto(`${base}/agent-login?agent=${agent}`);
   return { context, page };
-}
-
-/** axe-core's serious and critical violations on the page (WCAG 2 A and AA rules, best practices). */
-async function seriousViolations(page: Page): Promise<Array<{ id: string; impact: string; nodes: number }>> {
-  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  const violations = await page.evaluate(async () => {
-    const page = globalThis as any;
-    const result = await page.axe.run(page.document, { runOnly: ['wcag2a', 'wcag2aa', 'best-practice'] });
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-  });
-  return violations.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
 }
 
 const buttons = (page: Page) => page.locator('main button').allInnerTexts();

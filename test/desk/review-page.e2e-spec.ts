@@ -8,8 +8,7 @@ import { AssessmentRecords as AssessmentRecordsToken } from 'nestjs-judgment';
 import { JevSimulator } from 'nestjs-judgment/simulator';
 import { RefundsService } from '../../apps/support-desk/src/refunds/refunds.service';
 import { launchChromium, screenshotPath } from '../support/browser';
-import { startApi } from '../http/support';
-import { databaseUrl, recreateDatabase } from '../support/postgres';
+import { startDeskApp, seriousViolations } from './desk-app';
 
 const DATABASE = 'judgment_desk_page';
 const KEY = 'desk-page-key';
@@ -48,31 +47,8 @@ async function reviewer(agent: string, watch: Watch): Promise<{ context: Browser
   return { context, page };
 }
 
-/** axe-core's serious and critical violations on the page (WCAG 2 A and AA rules). */
-async function seriousViolations(page: Page): Promise<Array<{ id: string; impact: string; nodes: number }>> {
-  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  const violations = await page.evaluate(async () => {
-    const page = globalThis as any;
-    const result = await page.axe.run(page.document, { runOnly: ['wcag2a', 'wcag2aa', 'best-practice'] });
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-  });
-  return violations.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
-}
-
 beforeAll(async () => {
-  await recreateDatabase(DATABASE);
-  sim = new JevSimulator({ apiKey: KEY });
-  const url = await sim.start(0);
-  api = await startApi({
-    DATABASE_URL: databaseUrl(DATABASE),
-    TYPESAFE_API_KEY: KEY,
-    TYPESAFE_BASE_URL: url,
-    JUDGMENT_JEV_RETRIES: '0',
-    JUDGMENT_LOG: 'false',
-    SUPPORT_DESK_AGENTS: 'alice,bob',
-  });
-  await api.listen(0, '127.0.0.1');
-  base = (await api.getUrl()).replace('[::1]', '127.0.0.1');
+  ({ sim, api, base } = await startDeskApp(DATABASE, KEY));
   const refunds = api.get(RefundsService);
   const seed = async (explanation: string) => {
     const refund = await refunds.create({ item: 'Jacket', amountEur: 80, explanation });

@@ -12,8 +12,7 @@ import { RefundsService } from '../../apps/support-desk/src/refunds/refunds.serv
 import { TicketsService } from '../../apps/support-desk/src/tickets/tickets.service';
 import { ReviewDeadlines } from '../../libs/judgment/src/review/review-deadlines.service';
 import { launchChromium, screenshotPath } from '../support/browser';
-import { startApi } from '../http/support';
-import { databaseUrl, recreateDatabase } from '../support/postgres';
+import { startDeskApp } from './desk-app';
 
 const DATABASE = 'judgment_desk_triage';
 const KEY = 'desk-triage-key';
@@ -49,19 +48,7 @@ function rowOf(page: Page, id: number) {
 }
 
 beforeAll(async () => {
-  await recreateDatabase(DATABASE);
-  sim = new JevSimulator({ apiKey: KEY });
-  const url = await sim.start(0);
-  api = await startApi({
-    DATABASE_URL: databaseUrl(DATABASE),
-    TYPESAFE_API_KEY: KEY,
-    TYPESAFE_BASE_URL: url,
-    JUDGMENT_JEV_RETRIES: '0',
-    JUDGMENT_LOG: 'false',
-    SUPPORT_DESK_AGENTS: 'alice,bob',
-  });
-  await api.listen(0, '127.0.0.1');
-  base = (await api.getUrl()).replace('[::1]', '127.0.0.1');
+  ({ sim, api, base } = await startDeskApp(DATABASE, KEY));
   const refunds = api.get(RefundsService);
   const records = api.get(AssessmentRecords);
   const refund = async (item: string, abusive: number) => {

@@ -8,9 +8,11 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import {
   type Assessment,
   AssessmentRecord,
+  AssessmentRecords,
   Decision,
   Evidence,
   Judge,
@@ -22,7 +24,7 @@ import {
 } from 'nestjs-judgment';
 import { PG, recreateDatabase } from '../support/postgres';
 import { RecordRetention } from '../../libs/judgment/src/records/record-retention.service';
-import { monthStart, partitionName } from '../../libs/judgment/src/persistence/record-partitions';
+import { createMonthPartition, monthStart, partitionName } from '../../libs/judgment/src/persistence/record-partitions';
 
 const DATABASE = 'judgment_partitioned_records';
 const DAY_MS = 86_400_000;
@@ -254,6 +256,81 @@ it('partitions a filled table by month, keeps rows, ids and indexes, and the dow
      VALUES ('partition-post', repeat('a', 64), '[]', repeat('0', 64)) RETURNING id`,
   );
   expect(nextId).toBe(farId + 2); // after the straddling record
+});
+
+it("pages a reviewer's claims across partitions in id order, each partition read through its claim-key index", async () => {
+  await recreateDatabase(DATABASE);
+  dataSource = await openDataSource();
+  await dataSource.runMigrations();
+  const now = new Date();
+  for (let back = 3; back >= 1; back--) await createMonthPartition(dataSource, monthStart(now, -back));
+  // 600 records awaiting Review over the last three months and this one: claims of staff #ann (every 3rd), of staff
+  // #bob (every 3rd, one later), of staff #ann that ran out (every 20th), and a resolved record that ann still holds.
+  await dataSource.query(
+    `INSERT INTO judgment_assessments (judgment, evidence_fingerprint, untrusted_paths, questions_fingerprint,
+       created_at, review_requested_at, resolved_at, claim_holder_type, claim_holder_id, claim_expires_at)
+     SELECT 'partition-post', repeat('a', 64), '[]', repeat('0', 64),
+            date_trunc('month', now()) - make_interval(months => 3 - i / 150) + make_interval(hours => i % 150),
+            now(), CASE WHEN i = 7 THEN now() END,
+            CASE WHEN i % 3 <> 2 THEN 'staff' END,
+            CASE WHEN i % 3 = 0 THEN 'ann' WHEN i % 3 = 1 THEN 'bob' END,
+            CASE WHEN i % 3 = 2 THEN NULL WHEN i % 20 = 0 THEN now() - interval '1 minute'
+                 ELSE now() + interval '1 hour' END
+       FROM generate_series(0, 599) AS i`,
+  );
+  await dataSource.query('ANALYZE judgment_assessments');
+  const expected: number[] = (
+    await dataSource.query(
+      `SELECT id FROM judgment_assessments WHERE claim_holder_id = 'ann' AND claim_expires_at > now()
+          AND resolved_at IS NULL ORDER BY id`,
+    )
+  ).map((row: { id: number }) => row.id);
+  const months = new Set(
+    (
+      await dataSource.query(
+        `SELECT DISTINCT tableoid::regclass::text AS name FROM judgment_assessments WHERE id = ANY($1)`,
+        [expected],
+      )
+    ).map((row: { name: string }) => row.name),
+  );
+  expect(months.size).toBe(4);
+
+  app = await startApp();
+  const records = app.get(AssessmentRecords);
+  const ann = { type: 'staff', id: 'ann' };
+  const seen: number[] = [];
+  for (let after: number | undefined; ;) {
+    const page = await records.awaitingReview({ claimedBy: ann, limit: 40, ...(after ? { after } : {}) });
+    if (page.length === 0) break;
+    seen.push(...page.map((record) => record.id));
+    after = page[page.length - 1].id;
+  }
+  expect(seen).toEqual(expected);
+
+  // The statement the list sends, explained: every partition is read through its child of the claim-key index.
+  const sent: [string, unknown[]][] = [];
+  const send = PostgresQueryRunner.prototype.query;
+  const spy = jest.spyOn(PostgresQueryRunner.prototype, 'query').mockImplementation(function (
+    this: PostgresQueryRunner,
+    ...args: Parameters<typeof send>
+  ) {
+    if (args[0].startsWith('SELECT')) sent.push([args[0], (args[1] as unknown[] | undefined) ?? []]);
+    return send.apply(this, args);
+  } as typeof send);
+  await records.awaitingReview({ claimedBy: ann, limit: 20, after: expected[10] });
+  spy.mockRestore();
+  expect(sent).toHaveLength(1);
+  const runner = dataSource.createQueryRunner();
+  await runner.query('SET enable_seqscan = off');
+  const plan: { 'QUERY PLAN': string }[] = await runner.query(`EXPLAIN ${sent[0][0]}`, sent[0][1]);
+  await runner.query('RESET enable_seqscan');
+  await runner.release();
+  const children: { name: string }[] = await dataSource.query(
+    "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'judgment_assessments_awaiting_claim_key_index'::regclass",
+  );
+  const used = plan.map((line) => /using (\S+)/.exec(line['QUERY PLAN'])?.[1]).filter(Boolean);
+  expect(used.length).toBeGreaterThanOrEqual(4);
+  expect(used.every((name) => children.some((child) => child.name === name))).toBe(true);
 });
 
 it('refuses, naming it, a unique index the partitioned table could not keep', async () => {

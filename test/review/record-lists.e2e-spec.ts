@@ -6,6 +6,7 @@ import type { JevSimulator } from 'nestjs-judgment/simulator';
 import { DataSource } from 'typeorm';
 import { type ReviewApp, prepareDatabase, startApp, startSimulator } from './review.fixtures';
 import { TRIAGE_INDEXES } from '../../libs/judgment/src/persistence/migrations/1765510000000-review-triage';
+import { CLAIM_KEY_INDEX } from '../../libs/judgment/src/persistence/migrations/1765540000000-claim-holder-key';
 
 const DATABASE = 'judgment_cost_record_lists';
 let simulator: JevSimulator;
@@ -119,6 +120,10 @@ describe('the partial indexes', () => {
     expect(indexes.find((index) => index.indexname === PARTIAL[0])?.indexdef).toMatch(
       /WHERE \(\(review_requested_at IS NOT NULL\) AND \(resolved_at IS NULL\)\)/,
     );
+    // PostgreSQL only: the claim-key index the claimedBy filter reads (the holder as one key, then id).
+    expect(indexes.find((index) => index.indexname === CLAIM_KEY_INDEX)?.indexdef).toMatch(
+      /\(\(ARRAY\[\(claim_holder_type\)::text, \(claim_holder_id\)::text\]\), id\) WHERE/,
+    );
   });
 
   it('on SQLite the migrations make the same partial indexes, and the awaiting-Review page, the claim filter and the deadline sweep read them', async () => {
@@ -178,6 +183,9 @@ describe('the partial indexes', () => {
         ((await sqlite.query(`SELECT name FROM sqlite_master WHERE type = 'table'`)) as { name: string }[]).map(
           (row) => row.name,
         );
+      expect(await names()).not.toContain(CLAIM_KEY_INDEX);
+      expect(await tables()).toContain('judgment_review_votes');
+      await sqlite.undoLastMigration(); // ClaimHolderKey1765540000000 (PostgreSQL only: nothing on SQLite)
       expect(await tables()).toContain('judgment_review_votes');
       await sqlite.undoLastMigration(); // ReviewVotes1765530000000 (its own table)
       expect(await tables()).not.toContain('judgment_review_votes');

@@ -15,6 +15,9 @@ import { AWAITING_REVIEW, DEADLINE_PENDING, UNASSESSED } from './record-indexes'
 @Index('judgment_assessments_awaiting_holder_index', ['claimHolderType', 'claimHolderId', 'id'], {
   where: AWAITING_REVIEW,
 })
+// PostgreSQL only, on an expression TypeORM cannot declare (migration ClaimHolderKey1765540000000): declared so that
+// synchronize leaves it alone.
+@Index('judgment_assessments_awaiting_claim_key_index', { synchronize: false })
 @Index('judgment_assessments_review_deadline_index', ['reviewDeadlineAt'], { where: DEADLINE_PENDING })
 @Index('judgment_assessments_awaiting_deadline_index', ['reviewDeadlineAt', 'id'], { where: AWAITING_REVIEW })
 @Index('judgment_assessments_awaiting_margin_index', ['decisionMargin', 'id'], { where: AWAITING_REVIEW })

@@ -12,6 +12,7 @@ import { ClaimedAt1765500000000 } from './migrations/1765500000000-claimed-at';
 import { ReviewTriage1765510000000 } from './migrations/1765510000000-review-triage';
 import { RoundCost1765520000000 } from './migrations/1765520000000-round-cost';
 import { ReviewVotes1765530000000 } from './migrations/1765530000000-review-votes';
+import { ClaimHolderKey1765540000000 } from './migrations/1765540000000-claim-holder-key';
 import { PartitionedAssessments1765800000000 } from './migrations/1765800000000-partitioned-assessments';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
@@ -36,6 +37,7 @@ export const judgmentMigrations = withPartitioned([
   ReviewTriage1765510000000,
   RoundCost1765520000000,
   ReviewVotes1765530000000,
+  ClaimHolderKey1765540000000,
 ]);
 
 /**

@@ -4,3 +4,10 @@ export const AWAITING_REVIEW = 'review_requested_at IS NOT NULL AND resolved_at 
 export const UNASSESSED = 'failure_type IS NOT NULL';
 /** The rows the deadline sweep reads: a deadline set, not yet resolved (the review-deadline index's WHERE). */
 export const DEADLINE_PENDING = 'review_deadline_at IS NOT NULL AND resolved_at IS NULL';
+/**
+ * The claim's holder as one key, `ARRAY[type, id]` (PostgreSQL): the claim-key index's expression, so the records one
+ * reviewer holds are one equality on it. `type` and `id` are the columns as the statement names them.
+ */
+export function claimHolderKey(type = 'claim_holder_type', id = 'claim_holder_id'): string {
+  return `ARRAY[CAST(${type} AS text), CAST(${id} AS text)]`;
+}

@@ -6,6 +6,7 @@ import { cascadeStepOf } from '../definition/cascade';
 import { InvalidRecordQuery } from '../errors';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { entityReference, findByKey, isEntity } from '../persistence/entity-reference';
+import { claimHolderKey } from '../persistence/record-indexes';
 import { RecordWriter } from '../persistence/record.writer';
 import type { Reviewer } from '../persistence/reviewer';
 import { ReviewAccess } from '../review/review-access';
@@ -419,7 +420,23 @@ export class RecordQueries {
     }
     if (filter.claimedBy === undefined) return {};
     const holder = this.access.reviewerReference(filter.claimedBy);
-    return { claimHolderType: holder.type, claimHolderId: holder.id, claimExpiresAt: MoreThan(now) };
+    if (this.rows.dataSource()?.options.type !== 'postgres') {
+      return { claimHolderType: holder.type, claimHolderId: holder.id, claimExpiresAt: MoreThan(now) };
+    }
+    // PostgreSQL: the holder as one key (the claim-key index, in id order) and the lease through COALESCE, neither of
+    // which it has statistics for. From the columns' statistics it would take the holder's type, the holder and a live
+    // lease for independent rarities in the whole table, expect next to no rows, and on a partitioned table append
+    // every partition's matches and sort them (95 ms at 10,000,000 records) instead of merging each one's index.
+    return {
+      claimHolderType: Raw(
+        (type) => `${claimHolderKey(type, sibling(type, 'claimHolderId'))} = ARRAY[:holderType, :holderId]`,
+        {
+          holderType: holder.type,
+          holderId: holder.id,
+        },
+      ),
+      claimExpiresAt: Raw((expires) => `COALESCE(${expires}, :claimEpoch) > :now`, { claimEpoch: new Date(0), now }),
+    };
   }
 }
 

@@ -24,7 +24,7 @@ import {
   uniquePrefix,
   waitFor,
 } from '../test/queue/queue.fixtures';
-import { barePost, countPostgresStatements, processCpuMs, startSimulator } from './support/bench';
+import { barePostsPerSecond, countPostgresStatements, processCpuMs, startSimulator } from './support/bench';
 
 const DATABASE = 'judgment_bench_queue';
 const LATENCY_MS = 200;
@@ -130,19 +130,11 @@ async function main() {
 }
 
 /** Requests per second of JUDGMENTS bare undici POSTs of the Judgment's request body, CONCURRENCY in flight. */
-async function bareHttpPerSecond(url: string, judgment: RefundCheck): Promise<number> {
+function bareHttpPerSecond(url: string, judgment: RefundCheck): Promise<number> {
   const attempt = describeAttempt(judgment);
   const body = requestBody(MODEL, attempt.evidence.shown, attempt.expanded);
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` };
-  const post = () => barePost(`${url}/v1/systemone`, body, headers);
-  let started = 0;
-  const begin = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (started++ < JUDGMENTS) await post();
-    }),
-  );
-  return JUDGMENTS / ((performance.now() - begin) / 1000);
+  return barePostsPerSecond(`${url}/v1/systemone`, body, headers, JUDGMENTS, CONCURRENCY);
 }
 
 main().catch((error) => {

@@ -22,6 +22,27 @@ export async function barePost(url: string, body: string, headers: Record<string
   return response.body.text();
 }
 
+/**
+ * Requests per second of `requests` bare POSTs (barePost) of `body`, `concurrency` in flight: what HTTP and the
+ * simulator alone allow, the baseline of a queued run.
+ */
+export async function barePostsPerSecond(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  requests: number,
+  concurrency: number,
+): Promise<number> {
+  let started = 0;
+  const begin = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (started++ < requests) await barePost(url, body, headers);
+    }),
+  );
+  return requests / ((performance.now() - begin) / 1000);
+}
+
 /** The Judgment the benches assess and record: a refund request, two Questions. */
 @Judgment({ name: 'bench-refund' })
 export class RefundCheck implements Judgment {

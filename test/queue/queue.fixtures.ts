@@ -169,12 +169,18 @@ export interface QueueAppSettings {
   judgments?: Function[];
   /** More modules of the app (e.g. a CacheModule). */
   imports?: any[];
+  /** The TypeORM pool's size (default TypeORM's: 10). */
+  poolSize?: number;
 }
 
 /** Module metadata of an app with the queue on: TypeORM, EventEmitter, BullMQ (forRoot owned by the app). */
 function imports(settings: QueueAppSettings) {
   return [
-    TypeOrmModule.forRoot({ ...postgres(settings.database, settings.port), retryAttempts: 0 }),
+    TypeOrmModule.forRoot({
+      ...postgres(settings.database, settings.port),
+      retryAttempts: 0,
+      ...(settings.poolSize === undefined ? {} : { poolSize: settings.poolSize }),
+    }),
     EventEmitterModule.forRoot(),
     ...(settings.queue?.enabled === false
       ? []

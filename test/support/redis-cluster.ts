@@ -69,6 +69,16 @@ async function clusterPort(taken: Set<number>): Promise<number> {
   }
 }
 
+/** A free loopback port for a node's cluster bus, none of `taken`. */
+async function busPort(taken: Set<number>): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (taken.has(port)) continue;
+    taken.add(port);
+    return port;
+  }
+}
+
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check().catch(() => false))) {
@@ -80,19 +90,28 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: n
 /**
  * Starts six redis-server processes (cluster mode, no persistence, node timeout CLUSTER_NODE_TIMEOUT_MS), joins them
  * as three masters with one replica each, and resolves once every node says cluster_state:ok and every replica is
- * in sync with its master.
+ * in sync with its master. On free loopback ports, or on the six `ports` given (a bench's own; each node's cluster
+ * bus then listens on a free port).
  */
-export async function startRedisCluster(): Promise<RunningRedisCluster> {
+export async function startRedisCluster(options: { ports?: readonly number[] } = {}): Promise<RunningRedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'judgment-cluster-'));
-  const taken = new Set<number>();
-  const ports: number[] = [];
-  for (let n = 0; n < 6; n++) ports.push(await clusterPort(taken));
-  const nodes: ClusterNode[] = ports.map((port) => {
+  const given = options.ports;
+  if (given && given.length !== 6) {
+    throw new Error(`Redis Cluster: six ports are needed (three masters, three replicas); got ${given.length}.`);
+  }
+  const taken = new Set<number>(given);
+  const ports = given ? [...given] : [];
+  while (ports.length < 6) ports.push(await clusterPort(taken));
+  // A given port may be above 55535, where port + 10000 is no port: its bus listens on a free port, named explicitly.
+  const buses: string[][] = [];
+  for (let n = 0; n < 6; n++) buses.push(given ? ['--cluster-port', String(await busPort(taken))] : []);
+  const nodes: ClusterNode[] = ports.map((port, n) => {
     const child = spawn(
       'redis-server',
       [
         '--port',
         String(port),
+        ...buses[n],
         '--bind',
         '127.0.0.1',
         '--cluster-enabled',

@@ -12,8 +12,7 @@
 // a worker's slot (p50), and the workers' event-loop delay (how long their work waited to run). Every Judgment must
 // end with one decided record. Prints the load average (`uptime`) before and after.
 //   node -r ./scripts/register.js bench/worker-throughput.bench.ts [judgments=1600] [concurrency=32]
-import { type ChildProcess, execSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { type ChildProcess, execSync } from 'node:child_process';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import IORedis, { type Cluster } from 'ioredis';
@@ -30,6 +29,7 @@ import {
   freshDatabase,
   openDatabase,
 } from '../test/queue/queue.fixtures';
+import { startFixtureProcess, stopFixtureProcess } from '../test/support/fixture-process';
 import { REDIS, clearPrefix } from '../test/support/redis';
 import { type RunningRedisCluster, startRedisCluster } from '../test/support/redis-cluster';
 import { barePostsPerSecond, median, processCpuMs, startSimulator } from './support/bench';
@@ -224,7 +224,7 @@ async function run(setup: Setup, db: DataSource, simulatorUrl: string): Promise<
       'load (1 min)': load,
     };
   } finally {
-    for (const worker of workers) await stopWorker(worker);
+    for (const worker of workers) await stopFixtureProcess(worker);
     await producer?.close();
     await connection?.quit();
     if (setup.cluster) await setup.cluster.flush();
@@ -255,20 +255,10 @@ async function redisCommands(setup: Setup): Promise<number> {
   return total;
 }
 
-async function startWorker(env: Record<string, string>): Promise<ChildProcess> {
+function startWorker(env: Record<string, string>): Promise<ChildProcess> {
   // BENCH_WORKER_NODE_ARGS: flags for the worker processes' node (`--cpu-prof --cpu-prof-dir=…` to profile them).
   const flags = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const script = ['-r', './scripts/register.js', 'bench/support/throughput-worker.ts'];
-  const worker = spawn(process.execPath, [...flags, ...script], {
-    cwd: `${__dirname}/..`,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    worker.once('exit', (code) => reject(new Error(`A worker process exited (${code}) before it was ready.`)));
-    worker.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
-  });
-  return worker;
+  return startFixtureProcess('bench/support/throughput-worker.ts', env, flags);
 }
 
 /** A worker process's event-loop delay since it was last asked (SIGUSR2; it answers `delay <p50> <p99>`). */
@@ -284,15 +274,6 @@ async function eventLoopDelay(worker: ChildProcess): Promise<{ p50: number; p99:
   });
   worker.kill('SIGUSR2');
   return answer;
-}
-
-async function stopWorker(worker: ChildProcess): Promise<void> {
-  if (worker.exitCode !== null || worker.signalCode !== null) return;
-  const exited = once(worker, 'exit');
-  worker.kill('SIGTERM');
-  const timer = setTimeout(() => worker.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 main().then(

@@ -2,8 +2,7 @@
 // and bench/account-limit.bench.ts: a token-bucket proxy (the account) in front of the Jev simulator, worker
 // processes on one Redis, and Judgments offered at a multiple of the limit for a while; then every Judgment is waited
 // for. Reports the forwarded rate as a share of the limit, the 429s after the first second, and what was lost.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { Judge } from 'nestjs-judgment';
 import { JevSimulator } from 'nestjs-judgment/simulator';
 import {
@@ -18,6 +17,7 @@ import {
   waitForProgress,
 } from './queue.fixtures';
 import { TokenBucketProxy } from './token-bucket.proxy';
+import { startFixtureProcess, stopFixtureProcess } from '../support/fixture-process';
 import { clearPrefix } from '../support/redis';
 
 export interface AccountLimitRun {
@@ -130,7 +130,7 @@ export async function runAccountLimit(run: AccountLimitRun): Promise<AccountLimi
       }, []),
     };
   } finally {
-    for (const worker of workers) await stopWorker(worker);
+    for (const worker of workers) await stopFixtureProcess(worker);
     await producer.close();
     await assess.close();
     await clearPrefix(prefix);
@@ -140,34 +140,13 @@ export async function runAccountLimit(run: AccountLimitRun): Promise<AccountLimi
   }
 }
 
-async function spawnWorker(run: AccountLimitRun, prefix: string, url: string, name: string): Promise<ChildProcess> {
-  const worker = spawn(process.execPath, ['-r', './scripts/register.js', 'test/queue/rate-limit-worker.fixture.ts'], {
-    cwd: `${__dirname}/../..`,
-    env: {
-      ...process.env,
-      JQ_DATABASE: run.database,
-      JQ_PREFIX: prefix,
-      JQ_SIMULATOR_URL: url,
-      JQ_CONCURRENCY: String(run.concurrency),
-      JQ_NAME: name,
-      JQ_LIMITS: JSON.stringify(run.limits),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+function spawnWorker(run: AccountLimitRun, prefix: string, url: string, name: string): Promise<ChildProcess> {
+  return startFixtureProcess('test/queue/rate-limit-worker.fixture.ts', {
+    JQ_DATABASE: run.database,
+    JQ_PREFIX: prefix,
+    JQ_SIMULATOR_URL: url,
+    JQ_CONCURRENCY: String(run.concurrency),
+    JQ_NAME: name,
+    JQ_LIMITS: JSON.stringify(run.limits),
   });
-  await new Promise<void>((resolve, reject) => {
-    worker.once('exit', (code) => reject(new Error(`A worker process exited (${code}) before it was ready.`)));
-    worker.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
-    });
-  });
-  return worker;
-}
-
-async function stopWorker(worker: ChildProcess): Promise<void> {
-  if (worker.exitCode !== null || worker.signalCode !== null) return;
-  const exited = once(worker, 'exit');
-  worker.kill('SIGTERM');
-  const timer = setTimeout(() => worker.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
 }

@@ -271,7 +271,7 @@ it("pages a reviewer's claims across partitions in id order, each partition read
        created_at, review_requested_at, resolved_at, claim_holder_type, claim_holder_id, claim_expires_at)
      SELECT 'partition-post', repeat('a', 64), '[]', repeat('0', 64),
             date_trunc('month', now()) - make_interval(months => 3 - i / 150) + make_interval(hours => i % 150),
-            now(), CASE WHEN i = 7 THEN now() END,
+            now(), CASE WHEN i = 6 THEN now() END,
             CASE WHEN i % 3 <> 2 THEN 'staff' END,
             CASE WHEN i % 3 = 0 THEN 'ann' WHEN i % 3 = 1 THEN 'bob' END,
             CASE WHEN i % 3 = 2 THEN NULL WHEN i % 20 = 0 THEN now() - interval '1 minute'

@@ -427,13 +427,11 @@ export class RecordQueries {
     // which it has statistics for. From the columns' statistics it would take the holder's type, the holder and a live
     // lease for independent rarities in the whole table, expect next to no rows, and on a partitioned table append
     // every partition's matches and sort them (95 ms at 10,000,000 records) instead of merging each one's index.
+    const key = { holderType: holder.type, holderId: holder.id };
     return {
       claimHolderType: Raw(
         (type) => `${claimHolderKey(type, sibling(type, 'claimHolderId'))} = ARRAY[:holderType, :holderId]`,
-        {
-          holderType: holder.type,
-          holderId: holder.id,
-        },
+        key,
       ),
       claimExpiresAt: Raw((expires) => `COALESCE(${expires}, :claimEpoch) > :now`, { claimEpoch: new Date(0), now }),
     };

@@ -98,6 +98,8 @@ export interface AloneTier {
   readonly name: string;
   /** The tier's certified thresholds with the fewest reviews, or null when none certifies the target. */
   readonly chosen: CascadePoint | null;
+  /** The tier's cost per decision when it is asked every case (whatever its thresholds); null without costs. */
+  readonly costPerDecision: number | null;
   /** Candidates of the tier alone, ordered by the learn half, and certified. */
   readonly ordered: number;
   readonly certified: number;
@@ -663,13 +665,13 @@ function measurePoint(
       reached: reached[k] / n,
       decided: decided[k] / n,
       escalationRate: reached[k] === 0 ? null : (reached[k] - decided[k]) / reached[k],
-      costPerDecision: hasCost ? cost[k] / n : null,
+      costPerDecision: hasCost ? tidy(cost[k] / n) : null,
       wrong: wrong[k],
     })),
     reviewRate: review / n,
     observedError: automatic === 0 ? null : wrongAll / automatic,
     errorBound: clopperPearsonUpper(testWrong, testAutomatic, goal.confidence),
-    costPerDecision: hasCost ? cost.reduce((a, b) => a + b, 0) / n : null,
+    costPerDecision: hasCost ? tidy(cost.reduce((a, b) => a + b, 0) / n) : null,
     certified: status.certified,
     pValue: status.pValue,
     testAutomatic,
@@ -709,7 +711,13 @@ function aloneTier(
         `${percent(chosen.reviewRate)} to Review` +
         (chosen.costPerDecision === null ? '' : `, costs ${formatCost(chosen.costPerDecision)} per decision`) +
         ` (error bound ${percent(chosen.errorBound)})`;
-  return { name: tier.name, chosen, ordered: tested.ordered, certified: tested.certified, statement };
+  let costPerDecision: number | null = null;
+  if (tier.costs !== null) {
+    costPerDecision = 0;
+    for (let i = 0; i < n; i += 1) costPerDecision += tier.costs[i];
+    costPerDecision = tidy(costPerDecision / n);
+  }
+  return { name: tier.name, chosen, costPerDecision, ordered: tested.ordered, certified: tested.certified, statement };
 }
 
 // --- words ------------------------------------------------------------------------------------------------------
@@ -742,6 +750,11 @@ function cascadeVerdict(
     `the target (${target}) with ${by} among the certified: ${percent(chosen.reviewRate)} of cases sent to Review` +
     `${cost}.`
   );
+}
+
+/** A cost without the float noise of its sums (12 significant digits). */
+function tidy(value: number): number {
+  return Number(value.toPrecision(12));
 }
 
 function percent(value: number): string {

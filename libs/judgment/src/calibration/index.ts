@@ -3,8 +3,8 @@
 // signal-collapse guard's event.
 export { Calibration, type CalibrationRunOptions } from './calibration.service';
 export { CalibrationReport, type TemperatureResult } from './calibration.report';
+export { CalibrationSuggestion } from './calibration-suggestion';
 export {
-  CalibrationSuggestion,
   type SuggestOptions,
   type ThresholdSuggestion,
   type CandidateFigures,

@@ -8,6 +8,7 @@ import type { CalibrationReport } from '../calibration/calibration.report';
 import { CalibrationLock } from '../lock/calibration-lock';
 import { CliUsageError } from './cli.errors';
 import { formatSuggestion } from './suggestion.format';
+import { formatCascadeSuggestion } from './cascade-suggestion.format';
 import { DEFAULT_MIN_BAND } from '../calibration/threshold-suggestion';
 import { TRAFFIC_WINDOW_DAYS } from '../calibration/recorded-traffic';
 import { Calibration } from '../calibration/calibration.service';
@@ -34,6 +35,8 @@ export interface EvalOptions {
   maxReview?: number;
   maxReviewsPerDay?: number;
   minBand?: number;
+  /** On a cascade: what the tiers' thresholds minimise, `cost` (default) or `review`. */
+  objective?: 'cost' | 'review';
   /** Review bands, each `lower:upper` (two threshold names). */
   band?: string[];
   /** `true` for the default lock file, or its path. */
@@ -82,6 +85,10 @@ export function addEvalCommand(program: Command, context: CliContext): void {
       share,
     )
     .option(
+      '--objective <cost|review>',
+      'with --suggest on a cascade: minimise the cost per decision (default; every tier needs a price) or the reviews',
+    )
+    .option(
       '--band <lower:upper>',
       'with --suggest: a Review band between two thresholds (repeatable; default: the bands the current ones hold)',
       collect,
@@ -117,6 +124,9 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
       },
       onProgress: (done: number, total: number) => progress.update(done, total),
     };
+    if (options.objective !== undefined && !options.suggest) {
+      throw new CliUsageError('--objective goes with --suggest: add --suggest --max-error … --confidence ….');
+    }
     if (options.maxReviewsPerDay !== undefined && !options.suggest) {
       throw new CliUsageError('--max-reviews-per-day goes with --suggest: add --suggest --max-error … --confidence ….');
     }
@@ -131,6 +141,7 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
           ...(options.maxReview === undefined ? {} : { maxReviewRate: options.maxReview }),
           ...(options.maxReviewsPerDay === undefined ? {} : { maxReviewsPerDay: options.maxReviewsPerDay }),
           ...(options.minBand === undefined ? {} : { minBand: options.minBand }),
+          ...(options.objective === undefined ? {} : { objective: options.objective }),
           ...(options.band === undefined ? {} : { reviewBands: options.band.map(bandOption) }),
         },
         run,
@@ -139,7 +150,10 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
       const lock = writeLock(options.lock, suggestion.report);
       writeHtml(html, reportHtml(suggestion.report, suggestion));
       if (json) printJson({ ...suggestion.toJSON(), ...(lock ? { lock } : {}) });
-      else print([formatSuggestion(suggestion), ...(lock ? [`Wrote the calibration lock ${lock}.`] : [])].join('\n\n'));
+      else {
+        const text = suggestion.cascade ? formatCascadeSuggestion(suggestion.cascade) : formatSuggestion(suggestion);
+        print([text, ...(lock ? [`Wrote the calibration lock ${lock}.`] : [])].join('\n\n'));
+      }
       if (!suggestion.met) process.exitCode = 1;
       return;
     }

@@ -204,6 +204,7 @@ export class RecordLink implements DecisionRecording {
       inReview: this.inReview,
       auditable: this.current !== null && this.current.auditRequestedAt === null,
       escalation: nextTier(cascade),
+      tier: cascade?.step ?? null,
     });
     let carried = this.current
       ? await this.write(assessment, decision, metadata, outcome, trace, routing.plan)

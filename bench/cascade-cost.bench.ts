@@ -160,6 +160,7 @@ interface Figures {
   readonly decided: number[];
   readonly escalation: number[];
   readonly reviewRate: number;
+  readonly reviews: number;
   readonly automatic: number;
   readonly wrong: number;
   /** Per case: 'tier:outcome' or 'review', to compare with the live run. */
@@ -203,6 +204,7 @@ function evaluate(
     decided: decided.map((count) => count / cases.length),
     escalation: reached.map((count, k) => (count === 0 ? 0 : (count - decided[k]) / count)),
     reviewRate: review / cases.length,
+    reviews: review,
     automatic,
     wrong,
     paths,
@@ -267,7 +269,7 @@ function printTable(rows: Array<[string, Figures]>, strongCost: number): void {
       pct(byTier[0]),
       pct(byTier[1]),
       name.startsWith('cascade') ? pct(f.escalation[0]) : '—',
-      pct(f.reviewRate),
+      `${(f.reviewRate * 100).toFixed(2)} % (${f.reviews})`,
       f.automatic === 0 ? '— (none automatic)' : `${pct(f.wrong / f.automatic)} (${f.wrong}/${f.automatic})`,
     ];
   });
@@ -404,8 +406,8 @@ async function runAt(correlation: number, labels: boolean[], texts: string[]): P
     const ratio = figures.costPerDecision / strongFigures.costPerDecision;
     const goal = ratio <= 0.5 && figures.reviewRate <= strongFigures.reviewRate;
     console.log(
-      `${name}: cost ratio to strong alone ${ratio.toFixed(3)} (${pct(1 - ratio)} lower); review rate ` +
-        `${pct(figures.reviewRate)} vs ${pct(strongFigures.reviewRate)}. Goal (≥ 50 % lower at an equal or lower ` +
+      `${name}: cost ratio to strong alone ${ratio.toFixed(3)} (${pct(1 - ratio)} lower); reviews ` +
+        `${figures.reviews} vs ${strongFigures.reviews}. Goal (≥ 50 % lower at an equal or lower ` +
         `review rate): ${goal ? 'met' : 'NOT met'}.`,
     );
     await liveCascade(name, point, urls, texts, heldOut, figures);

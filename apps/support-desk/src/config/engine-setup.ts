@@ -50,11 +50,6 @@ export class EngineSetup implements OnApplicationShutdown {
     return this.options.engine ?? 'jev';
   }
 
-  /** The in-process simulator the default connection asks, or null. */
-  get simulator(): JevSimulator | OpenAiSimulator | null {
-    return this.engine === 'jev' || this.engine === 'openai' ? this.simulators[this.engine] : null;
-  }
-
   /** Where a connection points (default: the default one): a simulator's URL, or the configured one. */
   engineUrl(connection = this.engine): string | null {
     const url = this.options.engines?.[connection]?.url;

@@ -186,11 +186,15 @@ describe('judgment eval --suggest on a cascade', () => {
     ]);
   }, 120_000);
 
-  it('prints per tier the share decided, the escalation rate and the cost, beside each tier alone', async () => {
-    const run = await suggest();
+  it('prints per tier the share decided, the escalation rate and the cost, beside each tier alone, within a review cap', async () => {
+    const run = await suggest('--max-review', '0.2');
     expect(run.code).toBe(0);
     expect(asked()).toEqual({ cheap: CASES, strong: CASES });
     expect(run.stdout).toContain('Suggested cascade thresholds · claim-triage · claim-decision v1 · 2 tiers');
+    expect(run.stdout).toContain(
+      'Target: error of automatic Outcomes across the cascade ≤ 10.0% with 90.0% confidence, review rate ≤ 20.0%; ' +
+        'minimising the cost per decision.',
+    );
     expect(run.stdout).toContain('Method: Learn then Test over the joint candidates');
     expect(run.stdout).toMatch(/│ Tier │ Connection │ Model\s+│ Thresholds\s+│ Asked\s+│ Decided │ Escalation rate/);
     expect(run.stdout).toMatch(/│ 1\s+│ cheap\s+│ sim-4o-2026-09-17 │ \{ refuse: [\d.]+, pay: [\d.]+ \}/);

@@ -115,6 +115,8 @@ interface Measured<J extends Judgment> {
   readonly answers: readonly MeasuredAnswer<J>[];
   /** The cases' count (each connection asked each case once). */
   readonly cases: number;
+  /** The cascade asked tier by tier, or null. */
+  readonly cascade: CalibratedCascade | null;
 }
 
 /** The Judgment's escalation cascade as a calibration asks it: each tier's connection and Decision. */
@@ -296,8 +298,8 @@ export class CalibrationBuilder<J extends Judgment> {
           }
         : target;
     const measured = await this.measure(options);
-    if (cascade) {
-      return new CalibrationSuggestion(measured.report, [], this.cascadeSuggestion(cascade, measured, held));
+    if (measured.cascade) {
+      return new CalibrationSuggestion(measured.report, [], this.cascadeSuggestion(measured.cascade, measured, held));
     }
     const suggestions = measured.decisions.flatMap((decision, position) => {
       const groups = new Map<string, { identity: CalibrationIdentity; cases: SuggestionCase[] }>();
@@ -452,7 +454,7 @@ export class CalibrationBuilder<J extends Judgment> {
       });
     }
     const report = tally.report(skipped, context);
-    if (!this.plan.fitTemperature) return { report, decisions, answers, cases: prepared.length };
+    if (!this.plan.fitTemperature) return { report, decisions, answers, cases: prepared.length, cascade };
     const assessed = tasks.flatMap(({ item }, index) => {
       const answer = answered[index];
       return answer instanceof EngineFailed
@@ -464,6 +466,7 @@ export class CalibrationBuilder<J extends Judgment> {
       decisions,
       answers,
       cases: prepared.length,
+      cascade,
     };
   }
 
@@ -545,8 +548,7 @@ export class CalibrationBuilder<J extends Judgment> {
     measured: Measured<J>,
     options: SuggestOptions,
   ): CascadeThresholdSuggestion {
-    // The cascade's Decision among the measured ones (resolved again for this run: found by name).
-    const position = measured.decisions.findIndex((d) => d.metadata.name === cascade.decision.metadata.name);
+    const position = measured.decisions.indexOf(cascade.decision);
     const tiers = cascade.tiers.map((tier, index): CascadeTierAnswers => {
       const answers = measured.answers.slice(index * measured.cases, (index + 1) * measured.cases);
       const assessments = answers.map(({ answered }) =>

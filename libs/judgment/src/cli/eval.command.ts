@@ -52,6 +52,8 @@ export const DEFAULT_LOCK_FILE = 'judgment.lock.json';
  * Decisions against labelled cases (a dataset, else the recorded Resolutions). Every case is a paid Engine round.
  * `--suggest --max-error 0.05 --confidence 0.95 [--max-review 0.4] [--min-band 0.1] [--band hold:block]…` also
  * searches thresholds over the same answers, keeping each Review band open (exit 1 when none meets the target); `--lock [path]` writes the figures to the calibration lock.
+ * On a Judgment with an escalation cascade every tier is asked each case once, `--suggest` chooses every tier's
+ * thresholds together (lowest cost per decision, or `--objective review`), and `--lock` records every tier.
  */
 export function addEvalCommand(program: Command, context: CliContext): void {
   program

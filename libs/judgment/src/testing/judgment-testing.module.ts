@@ -1,5 +1,7 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { AnswerSource } from '../judge/answer-source';
+import { AssessmentRecords } from '../records/assessment-records.service';
+import { JudgmentRegistry } from '../registry/judgment.registry';
 import { JUDGMENT_OPTIONS_TYPE } from '../judgment.module-definition';
 import { JudgmentCoreModule } from '../judgment-core.module';
 import { FakeJudge } from './fake-judge';
@@ -14,7 +16,8 @@ export type JudgmentTestingOptions = typeof JUDGMENT_OPTIONS_TYPE & {
 /**
  * Stands in for `JudgmentModule.forRoot()` in tests: the same module (Judge, recorder, events, dispatch, persistence
  * as configured) with a FakeJudge as its AnswerSource, so every attempt is answered from scripts and no Engine
- * connection is asked. Inject the fake as `FakeJudge` for its assertions.
+ * connection is asked. Inject the fake as `FakeJudge` for its assertions; it reads the records through
+ * AssessmentRecords when asked whether a case awaits Review.
  */
 @Module({})
 export class JudgmentTestingModule {
@@ -28,8 +31,14 @@ export class JudgmentTestingModule {
           ...core,
           providers: [
             ...(core.providers ?? []).filter((provider) => !providesAnswerSource(provider)),
-            { provide: AnswerSource, useValue: fake },
-            { provide: FakeJudge, useValue: fake },
+            {
+              provide: AnswerSource,
+              useFactory: (records: AssessmentRecords, registry: JudgmentRegistry) =>
+                fake.readRecordsFrom(records, registry),
+              inject: [AssessmentRecords, JudgmentRegistry],
+            },
+            // An alias: the app's event listeners (the fake is one) are found once, under AnswerSource.
+            { provide: FakeJudge, useExisting: AnswerSource },
           ],
           exports: [...(core.exports ?? []), FakeJudge],
         },

@@ -1,12 +1,26 @@
 // The core module builds the classes the options name (Engine drivers, the ResolutionPolicy) through DI at startup; a
 // class that cannot be built stops the app with InvalidConfiguration naming it, never a stand-in instance. forRootAsync
 // takes the classes beside useFactory (`driverClasses`), since DI prepares them when the module is declared.
-import { Global, Injectable, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Engine, EngineResponse } from './engines/engine.interface';
 import { EngineManager } from './engines/engine.manager';
 import { InvalidConfiguration } from './errors';
 import { JudgmentModule } from './judgment.module';
+
+/** The error the app's startup fails with, or null when it starts. */
+async function startupFailure(root: DynamicModule): Promise<Error | null> {
+  return Test.createTestingModule({ imports: [root] })
+    .compile()
+    .then((moduleRef) => moduleRef.init())
+    .then(
+      async (app) => {
+        await app.close();
+        return null;
+      },
+      (error: Error) => error,
+    );
+}
 
 @Injectable()
 class UnreachableEngine implements Engine {
@@ -31,13 +45,7 @@ it('an Engine class named as a driver that cannot be built stops startup naming 
     persistence: { enabled: false },
     dataSource: false,
   });
-  const failure = await Test.createTestingModule({ imports: [root] })
-    .compile()
-    .then((moduleRef) => moduleRef.init())
-    .then(
-      () => null,
-      (error: Error) => error,
-    );
+  const failure = await startupFailure(root);
   expect(failure).toBeInstanceOf(InvalidConfiguration);
   expect(failure?.message).toMatch(/^The driver UnreachableEngine could not be constructed: no endpoint configured/);
 });
@@ -87,13 +95,7 @@ it('forRootAsync: an Engine class only its factory names stops startup, saying t
     imports: [EndpointModule],
     useFactory: () => ({ ...ASYNC_BASE, engines: { custom: { driver: EndpointEngine } } }),
   });
-  const failure = await Test.createTestingModule({ imports: [root] })
-    .compile()
-    .then((moduleRef) => moduleRef.init())
-    .then(
-      () => null,
-      (error: Error) => error,
-    );
+  const failure = await startupFailure(root);
   expect(failure).toBeInstanceOf(InvalidConfiguration);
   expect(failure?.message).toBe(
     'The connection custom names the driver EndpointEngine, which came from the factory of ' +
@@ -109,13 +111,7 @@ it('an Engine class whose dependency nobody provides stops startup naming the cl
     engines: { custom: { driver: EndpointEngine } },
     dataSource: false,
   });
-  const failure = await Test.createTestingModule({ imports: [root] })
-    .compile()
-    .then((moduleRef) => moduleRef.init())
-    .then(
-      () => null,
-      (error: Error) => error,
-    );
+  const failure = await startupFailure(root);
   expect(failure).toBeInstanceOf(InvalidConfiguration);
   expect(failure?.message).toBe(
     'The driver EndpointEngine could not be constructed: argument 0 of its constructor (Endpoint) is provided by no ' +

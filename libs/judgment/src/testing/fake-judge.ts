@@ -52,6 +52,8 @@ export class FakeJudge extends AnswerSource {
   /** The events already taken in: one provider under two tokens is one listener. */
   private readonly heard = new WeakSet<object>();
   private heardAny = false;
+  /** Whether the fake gave an Engine (answering or failing): the Judge announces such attempts. */
+  private gaveEngine = false;
   private answered = false;
   /** Where recorded cases are read again (JudgmentTestingModule gives it); null: the events alone tell. */
   private records: { records: AssessmentRecords; registry: JudgmentRegistry } | null = null;
@@ -75,6 +77,7 @@ export class FakeJudge extends AnswerSource {
     this.dispatchedJudgments.length = 0;
     this.made.length = 0;
     this.inReview.clear();
+    this.gaveEngine = false;
     this.answered = false;
     return this;
   }
@@ -106,15 +109,16 @@ export class FakeJudge extends AnswerSource {
     }
     const number = (this.assessments.get(name) ?? 0) + 1;
     this.assessments.set(name, number);
+    let scripted: Assessment<any> | EngineFailed;
     try {
-      const made = runScript(name, script, judgment, number).make();
+      scripted = runScript(name, script, judgment, number).make();
       this.answered = true;
-      return new ScriptedEngine(made);
     } catch (error) {
       if (!(error instanceof EngineFailed)) throw error;
-      this.answered = true;
-      return new ScriptedEngine(error);
+      scripted = error;
     }
+    this.gaveEngine = true;
+    return new ScriptedEngine(scripted);
   }
 
   /** Nothing to build: no connection is asked while the fake answers. */
@@ -243,7 +247,7 @@ export class FakeJudge extends AnswerSource {
 
   /** The fake answered, but none of the app's events reached it: what it learns from them cannot be asserted. */
   private requireEvents(): void {
-    if (!this.answered || this.heardAny) return;
+    if (!this.gaveEngine || this.heardAny) return;
     throw new JudgmentAssertionError(
       "The fake Judge answered, but none of the app's events reached it: it learns of dispatches, Assessments and " +
         'Reviews from them. Import EventEmitterModule.forRoot() in the test module, and init the app ' +

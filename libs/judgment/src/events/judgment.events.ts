@@ -170,18 +170,25 @@ export class ReviewBacklogAtRisk {
   }
 }
 
-/** What ReviewBacklogAtRisk carries: a Judgment's backlog forecast (see `forecastBacklog`). */
+/** What ReviewBacklogAtRisk carries: a Judgment's Review backlog forecast over its deadline horizon (`forecastBacklog`). */
 export interface ReviewBacklogForecast {
   readonly judgment: string;
+  /** The review deadline the horizon is, as declared (e.g. `'48h'`), or null. */
   readonly deadline: string | null;
+  /** Cases in Review now, and how many of them have a deadline. */
   readonly inReview: number;
   readonly withDeadline: number;
   readonly arrivalsPerHour: number;
   readonly resolutionsPerHour: number;
+  /** The deadline horizon, in hours (null: no deadline, so nothing expires). */
   readonly horizonHours: number | null;
+  /** Cases forecast in Review at the end of the horizon (in Review now + arrivals − resolutions, not below 0). */
   readonly backlogAtHorizon: number | null;
+  /** Cases in Review now forecast to reach their deadline unresolved. */
   readonly expiringInReview: number;
+  /** Cases arriving within the horizon forecast to reach their deadline unresolved (rounded down). */
   readonly expiringArrivals: number;
+  /** Both: the cases forecast to expire unresolved. */
   readonly atRisk: number;
 }
 

@@ -450,7 +450,7 @@ describe('FakeJudge and the app events', () => {
     );
   });
 
-  it('without EventEmitterModule its dispatch and Review assertions say the events do not reach it', async () => {
+  it('JudgmentTestingModule tells the fake each event itself: its assertions hold without EventEmitterModule', async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
         JudgmentTestingModule.forRoot({
@@ -465,12 +465,40 @@ describe('FakeJudge and the app events', () => {
     apps.push(app);
     await app.init();
     const fake = app.get(FakeJudge);
+    await app.get(Judge).dispatch(refund(4));
+    fake.assertAssessed(RefundAbuse);
+    fake.assertDispatched(RefundAbuse, (j) => j.refund.refundsThisYear === 4);
+    expect(failure(() => fake.assertNotDispatched(RefundAbuse))).toBe(
+      'Expected RefundAbuse ("refund-abuse") not to be dispatched, but it was, 1 time.',
+    );
+    await fake.assertAwaitingReview(RefundAbuse);
+  });
+
+  it('with overrideProvider(AnswerSource) and no EventEmitterModule its dispatch and Review assertions say the events do not reach it', async () => {
+    const fake = fakeJudge({ 'refund-abuse': abusive });
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        JudgmentModule.forRoot({
+          persistence: { enabled: false },
+          dataSource: false,
+          engine: 'mock',
+          engines: { mock: { driver: 'mock' } },
+        }),
+        JudgmentModule.forFeature([RefundAbuse]),
+      ],
+    })
+      .overrideProvider(AnswerSource)
+      .useValue(fake)
+      .compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    apps.push(app);
+    await app.init();
     await app.get(Judge).dispatch(refund());
     fake.assertAssessed(RefundAbuse);
     const told =
       "The fake Judge answered, but none of the app's events reached it: it learns of dispatches, Assessments and " +
-      'Reviews from them. Import EventEmitterModule.forRoot() in the test module, and init the app (app.init() or ' +
-      'moduleRef.init()).';
+      'Reviews from them. With overrideProvider(AnswerSource), import EventEmitterModule.forRoot() in the test ' +
+      'module and init the app (app.init() or moduleRef.init()); JudgmentTestingModule.forRoot() tells it itself.';
     expect(failure(() => fake.assertDispatched(RefundAbuse))).toBe(told);
     expect(failure(() => fake.assertNotDispatched(RefundAbuse))).toBe(told);
     await expect(fake.assertAwaitingReview(RefundAbuse)).rejects.toThrow(told);

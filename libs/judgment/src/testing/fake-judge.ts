@@ -9,6 +9,7 @@ import {
   AssessmentCompleted,
   AssessmentDispatched,
   AssessmentFailed,
+  type JudgmentEvent,
   ReviewRequested,
   ReviewResolved,
 } from '../events/judgment.events';
@@ -149,6 +150,18 @@ export class FakeJudge extends AnswerSource {
     if (this.takes(event)) this.inReview.delete(event.record.id);
   }
 
+  /**
+   * Takes in one of the module's events: JudgmentTestingModule's events publisher tells the fake each event it
+   * emits, so the fake needs no EventEmitterModule there (one the app imports delivers the same events, heard once).
+   */
+  hear(event: JudgmentEvent): void {
+    if (event instanceof AssessmentDispatched) this.onDispatched(event);
+    else if (event instanceof AssessmentCompleted) this.onCompleted(event);
+    else if (event instanceof AssessmentFailed) this.onFailed(event);
+    else if (event instanceof ReviewRequested) this.onReviewRequested(event);
+    else if (event instanceof ReviewResolved) this.onReviewResolved(event);
+  }
+
   /** Whether the event is new to the fake (and notes that events reach it). */
   private takes(event: object): boolean {
     this.heardAny = true;
@@ -250,8 +263,8 @@ export class FakeJudge extends AnswerSource {
     if (!this.gaveEngine || this.heardAny) return;
     throw new JudgmentAssertionError(
       "The fake Judge answered, but none of the app's events reached it: it learns of dispatches, Assessments and " +
-        'Reviews from them. Import EventEmitterModule.forRoot() in the test module, and init the app ' +
-        '(app.init() or moduleRef.init()).',
+        'Reviews from them. With overrideProvider(AnswerSource), import EventEmitterModule.forRoot() in the test ' +
+        'module and init the app (app.init() or moduleRef.init()); JudgmentTestingModule.forRoot() tells it itself.',
     );
   }
 }

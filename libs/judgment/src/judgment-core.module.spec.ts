@@ -99,10 +99,32 @@ it('forRootAsync: an Engine class only its factory names stops startup, saying t
   expect(failure).toBeInstanceOf(InvalidConfiguration);
   expect(failure?.message).toBe(
     'The connection custom names the driver EndpointEngine, which came from the factory of ' +
-      'JudgmentModule.forRootAsync(), but DI builds the classes the options name from those given when the module is ' +
-      'declared. Give it beside useFactory: JudgmentModule.forRootAsync({ driverClasses: [EndpointEngine], useFactory, ' +
-      '... }).',
+      'JudgmentModule.forRootAsync() and needs services from DI, but DI builds the classes the options name from ' +
+      'those given when the module is declared. Give it beside useFactory: JudgmentModule.forRootAsync({ ' +
+      'driverClasses: [EndpointEngine], useFactory, ... }).',
   );
+});
+
+it('forRootAsync: an Engine class only its factory names is built when it needs nothing from DI', async () => {
+  class StandaloneEngine implements Engine {
+    model(): string {
+      return 'standalone-2.0.0';
+    }
+
+    async answer(): Promise<EngineResponse> {
+      throw new Error('never asked');
+    }
+  }
+  const root = JudgmentModule.forRootAsync({
+    dataSource: false,
+    useFactory: () => ({ ...ASYNC_BASE, engines: { custom: { driver: StandaloneEngine } } }),
+  });
+  const app = await (await Test.createTestingModule({ imports: [root] }).compile()).init();
+  try {
+    expect(app.get(EngineManager).connection('custom').model()).toBe('standalone-2.0.0');
+  } finally {
+    await app.close();
+  }
 });
 
 it('an Engine class whose dependency nobody provides stops startup naming the class and the argument', async () => {

@@ -35,7 +35,7 @@ import {
   resolveJudgmentOptions,
 } from './judgment.options';
 import { DiscoveryModule, DiscoveryService, appProvider } from './judgment.discovery';
-import { NamedClass, namedClassProvider } from './judgment.named-classes';
+import { NamedClass, dependencyFree, namedClassProvider } from './judgment.named-classes';
 import type { DataSource } from 'typeorm';
 import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
@@ -175,10 +175,14 @@ function namedClassProviders(extras: JudgmentModuleExtras, resolved: ResolvedJud
         for (const [connection, config] of Object.entries(options.connections)) {
           const driver = config?.driver;
           if (isEngineClass(driver) && !engines.has(driver)) {
-            throw undeclared(
-              `The connection ${connection} names the driver ${driver.name}, which`,
-              `driverClasses: [${driver.name}]`,
-            );
+            const recipe = dependencyFree(driver, 'driver');
+            if (!recipe) {
+              throw undeclared(
+                `The connection ${connection} names the driver ${driver.name}, which`,
+                `driverClasses: [${driver.name}]`,
+              );
+            }
+            engines.set(driver, recipe.build());
           }
         }
         return new EngineManager(options, (cls) => engines.get(cls) as Engine, limitRedis?.client ?? null, logger);
@@ -193,19 +197,24 @@ function namedClassProviders(extras: JudgmentModuleExtras, resolved: ResolvedJud
     {
       provide: APP_RESOLUTION_POLICY,
       // Asked when the app starts, once every provider is built: the app's own provider of the class (with the
-      // services of its own module) when it registers one, else the class built here.
+      // services of its own module) when it registers one, else the class built here (a class only forRootAsync's
+      // factory names is built only when it needs nothing from DI).
       useFactory: (
         options: ResolvedJudgmentOptions,
         discovery: DiscoveryService,
         built: NamedClass<ResolutionPolicy> | undefined,
       ): ResolutionPolicyLookup => {
         const cls = options.resolutionPolicy;
-        if (cls && cls !== built?.cls) {
-          throw undeclared(`The resolutionPolicy ${cls.name}`, `resolutionPolicy: ${cls.name}`);
-        }
         return async () => {
-          if (!cls || !built) return null;
-          return appProvider<ResolutionPolicy>(discovery, cls, `The resolutionPolicy ${cls.name}`) ?? built.build();
+          if (!cls) return null;
+          const own = appProvider<ResolutionPolicy>(discovery, cls, `The resolutionPolicy ${cls.name}`);
+          if (own) return own;
+          const recipe =
+            cls === built?.cls
+              ? built
+              : dependencyFree<ResolutionPolicy>(cls as Type<ResolutionPolicy>, 'resolutionPolicy');
+          if (!recipe) throw undeclared(`The resolutionPolicy ${cls.name}`, `resolutionPolicy: ${cls.name}`);
+          return recipe.build();
         };
       },
       inject: [RESOLVED_JUDGMENT_OPTIONS, DiscoveryService, { token: policyToken, optional: true }],
@@ -214,14 +223,14 @@ function namedClassProviders(extras: JudgmentModuleExtras, resolved: ResolvedJud
 }
 
 /**
- * A class forRootAsync()'s factory names that was not given beside useFactory: DI prepares the classes it builds when
- * the module is declared, before the factory runs. `fix` is the static option that names it.
+ * A class forRootAsync()'s factory names, not given beside useFactory, that needs services from DI: DI prepares the
+ * classes it builds when the module is declared, before the factory runs. `fix` is the static option that names it.
  */
 function undeclared(named: string, fix: string): InvalidConfiguration {
   return new InvalidConfiguration(
-    `${named} came from the factory of JudgmentModule.forRootAsync(), but DI builds the classes the options name ` +
-      `from those given when the module is declared. Give it beside useFactory: JudgmentModule.forRootAsync({ ${fix}, ` +
-      'useFactory, ... }).',
+    `${named} came from the factory of JudgmentModule.forRootAsync() and needs services from DI, but DI builds the ` +
+      'classes the options name from those given when the module is declared. Give it beside useFactory: ' +
+      `JudgmentModule.forRootAsync({ ${fix}, useFactory, ... }).`,
   );
 }
 

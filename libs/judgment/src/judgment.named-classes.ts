@@ -81,6 +81,16 @@ export function namedClassProvider(token: symbol, cls: Type<unknown>, option: st
   };
 }
 
+/**
+ * A class only forRootAsync()'s factory names (DI could not be told of it when the module was declared): one that
+ * needs nothing from DI — its constructor takes no argument and it injects no property — is built as DI would build
+ * it; null when it has dependencies (then it must be given beside useFactory).
+ */
+export function dependencyFree<T>(cls: Type<T>, option: string): NamedClass<T> | null {
+  if (cls.length > 0 || constructorDependencies(cls).length > 0 || propertyDependencies(cls).length > 0) return null;
+  return new NamedClass(cls, option, [], [], []);
+}
+
 interface Dependency {
   /** undefined when the type cannot be read (a circular import): then it is missing unless optional. */
   readonly token: InjectionToken | undefined;

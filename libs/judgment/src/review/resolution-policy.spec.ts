@@ -111,10 +111,49 @@ describe('the ResolutionPolicy option', () => {
     );
     expect(error).toBeInstanceOf(InvalidConfiguration);
     expect(error.message).toBe(
-      'The resolutionPolicy StaffPolicy came from the factory of JudgmentModule.forRootAsync(), but DI builds the ' +
-        'classes the options name from those given when the module is declared. Give it beside useFactory: ' +
-        'JudgmentModule.forRootAsync({ resolutionPolicy: StaffPolicy, useFactory, ... }).',
+      'The resolutionPolicy StaffPolicy came from the factory of JudgmentModule.forRootAsync() and needs services ' +
+        'from DI, but DI builds the classes the options name from those given when the module is declared. Give it ' +
+        'beside useFactory: JudgmentModule.forRootAsync({ resolutionPolicy: StaffPolicy, useFactory, ... }).',
     );
+  });
+
+  it('forRootAsync: a policy only its factory names is built when it needs nothing from DI', async () => {
+    @Injectable()
+    class EveryoneBut7 {
+      canResolve(reviewer: { id: unknown }): boolean {
+        return reviewer.id !== 7;
+      }
+    }
+    const app = await start(
+      JudgmentModule.forRootAsync({
+        dataSource: false,
+        useFactory: () => ({ ...BASE, resolutionPolicy: EveryoneBut7 }),
+      }),
+    );
+    try {
+      expect(app.get(ResolutionPolicyHost).policy).toBeInstanceOf(EveryoneBut7);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("forRootAsync: a policy only its factory names is the app's own provider when the app registers it", async () => {
+    @Module({ providers: [Staff], exports: [Staff] })
+    class LocalStaffModule {}
+    @Module({ imports: [LocalStaffModule], providers: [StaffPolicy] })
+    class ReviewersModule {}
+    const app = await start(
+      JudgmentModule.forRootAsync({
+        dataSource: false,
+        useFactory: () => ({ ...BASE, resolutionPolicy: StaffPolicy }),
+      }),
+      [ReviewersModule],
+    );
+    try {
+      expect(app.get(ResolutionPolicyHost).policy).toBe(app.select(ReviewersModule).get(StaffPolicy));
+    } finally {
+      await app.close();
+    }
   });
 
   it("with the app's own provider of the class, the module builds no second instance", async () => {

@@ -42,7 +42,7 @@ export { lockCalibration } from './calibration-lock.update';
 export { CalibrationLock, type LockedDecision, type LockedIdentity, type LockedTier } from '../lock/calibration-lock';
 export { type AuditAgreement, auditAgreements } from '../lock/audit-agreement';
 export type { SignalFigures } from '../lock/signal-figures';
-export { SignalCollapsed } from '../events/judgment.events';
+export { SignalCollapsed, type DecisionIdentity } from '../events/judgment.events';
 export type { CalibrationOptions, DriftPolicy } from '../judgment.options';
 export { InvalidAuditPlan, InvalidCalibration, InvalidCalibrationLock, InvalidSuggestion } from '../errors';
 // Reviewer capacity: the Review backlog forecast against the deadlines (`judgment status`, ReviewBacklogAtRisk).

@@ -31,6 +31,19 @@ export class AssessmentFailed<J extends Judgment = Judgment> {
 }
 
 /**
+ * `judge.dispatch()` handed the Judgment on: its assess job is queued (the job id), or, with the queue off, it ran
+ * inline and is done (an `inline-…` id, after that job's own events). Not fired when dispatch() throws.
+ */
+export class AssessmentDispatched<J extends Judgment = Judgment> {
+  static readonly NAME = 'judgment.assessment.dispatched';
+  constructor(
+    readonly judgment: J,
+    /** The id dispatch() resolves to. */
+    readonly jobId: string,
+  ) {}
+}
+
+/**
  * A Decision was applied to a recorded (or Judge-produced) Assessment. Fires for every such decision, also when the
  * case is already in Review and keeps the reason that sent it there: act on `outcome` only when `awaitsReview` is false.
  */
@@ -326,6 +339,7 @@ export class ReviewAdjudicated {
 export type JudgmentEvent =
   | AssessmentCompleted
   | AssessmentFailed
+  | AssessmentDispatched
   | AssessmentDecided
   | AssessmentEscalated
   | ReviewRequested

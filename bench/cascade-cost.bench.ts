@@ -43,8 +43,8 @@ import { DataSource, type Repository } from 'typeorm';
 import {
   type CascadePoint,
   type CascadeTierCandidate,
-  DEFAULT_CASCADE_GRID_STEP,
   VERDICT,
+  bandCandidates,
   suggestCascade,
 } from '../libs/judgment/src/calibration/cascade-suggestion';
 import { prng } from '../libs/judgment/src/simulator/seeded-random';
@@ -128,23 +128,9 @@ async function pool(count: number, work: (index: number) => Promise<void>): Prom
   );
 }
 
-/**
- * The candidates of the claim Decision over the 0.05 grid (pay < refuse, the band at least 0.1 wide), read as the
- * Decision reads them — `fraud.above(refuse)` (≥) refuses, then `fraud.above(pay)` checks, else pay.
- */
+/** The candidates of the claim Decision over the 0.05 grid, read as it reads them (`fraud.above(refuse)`, then `pay`). */
 function decisionCandidates(p: ArrayLike<number>, labels: readonly boolean[]): CascadeTierCandidate[] {
-  const steps = Math.round(1 / DEFAULT_CASCADE_GRID_STEP);
-  const grid = Array.from({ length: steps + 1 }, (_, i) => Math.round(i * DEFAULT_CASCADE_GRID_STEP * 1e6) / 1e6);
-  const candidates: CascadeTierCandidate[] = [];
-  for (const pay of grid) {
-    for (const refuse of grid) {
-      if (refuse - pay < 0.1 - 1e-9) continue;
-      const verdicts = new Uint8Array(labels.length);
-      for (let i = 0; i < labels.length; i++) verdicts[i] = verdict(p[i], labels[i], { refuse, pay });
-      candidates.push({ thresholds: { refuse, pay }, verdicts });
-    }
-  }
-  return candidates;
+  return bandCandidates(p, labels, { names: { lower: 'pay', upper: 'refuse' } });
 }
 
 function verdict(p: number, fraud: boolean, { refuse, pay }: Thresholds): number {

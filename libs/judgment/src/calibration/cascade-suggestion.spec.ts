@@ -48,8 +48,8 @@ function tiers(n: number, seed: number, prices: [number | null, number | null] =
 }
 
 describe('bandCandidates', () => {
-  it('decides above upper as positive, at or below lower as negative, and keeps bands at least minBand wide', () => {
-    const candidates = bandCandidates([0.95, 0.5, 0.05, 0.3], [true, true, true, false], {
+  it('reads as a Decision asking above(upper) then above(lower): a tie with a threshold is on its upper side', () => {
+    const candidates = bandCandidates([0.9, 0.5, 0.05, 0.3], [true, true, true, false], {
       grid: [0.3, 0.35, 0.9],
       minBand: 0.1,
     });
@@ -57,7 +57,14 @@ describe('bandCandidates', () => {
       { lower: 0.3, upper: 0.9 },
       { lower: 0.35, upper: 0.9 },
     ]);
-    expect(Array.from(candidates[0].verdicts)).toEqual([R, B, W, R]);
+    // 0.9 at `upper` is positive; 0.3 at `lower` is in the band, below 0.35 it is negative.
+    expect(Array.from(candidates[0].verdicts)).toEqual([R, B, W, B]);
+    expect(Array.from(candidates[1].verdicts)).toEqual([R, B, W, R]);
+  });
+
+  it('names the thresholds as the Decision does when given its names', () => {
+    const [first] = bandCandidates([0.2], [false], { grid: [0, 0.5], names: { lower: 'pay', upper: 'refuse' } });
+    expect(first.thresholds).toEqual({ pay: 0, refuse: 0.5 });
   });
 
   it('refuses probabilities and labels of different lengths', () => {

@@ -214,14 +214,15 @@ export function suggestCascade(tiers: readonly CascadeTierInput[], target: Casca
 
 /**
  * The candidates of a binary probability Decision over a grid: with thresholds { lower, upper }, a case is decided
- * positive when its probability is above `upper`, negative when at or below `lower`, and is in the Review band in
- * between (as `p.above(upper)` then `p.above(lower)` reads). Pairs narrower than minBand (default 0.1) are left out:
- * a suggestion never closes a tier's band. Labels: true for a positive case.
+ * positive when its probability is at or above `upper`, negative when below `lower`, and is in the Review band in
+ * between — as a Decision reading `p.above(upper)` then `p.above(lower)` decides (`above` is ≥). Pairs narrower than
+ * minBand (default 0.1) are left out: a suggestion never closes a tier's band. Labels: true for a positive case.
+ * `names` gives the Decision's own names of the two thresholds (default `lower` and `upper`).
  */
 export function bandCandidates(
   probabilities: ArrayLike<number>,
   labels: ArrayLike<boolean>,
-  options: { grid?: readonly number[]; minBand?: number } = {},
+  options: { grid?: readonly number[]; minBand?: number; names?: { lower: string; upper: string } } = {},
 ): CascadeTierCandidate[] {
   if (probabilities.length !== labels.length) {
     throw new InvalidSuggestion(
@@ -232,6 +233,7 @@ export function bandCandidates(
   const grid =
     options.grid ?? Array.from({ length: steps + 1 }, (_, i) => Math.round(i * DEFAULT_CASCADE_GRID_STEP * 1e6) / 1e6);
   const minBand = options.minBand ?? DEFAULT_MIN_BAND;
+  const names = options.names ?? { lower: 'lower', upper: 'upper' };
   const candidates: CascadeTierCandidate[] = [];
   for (const lower of grid) {
     for (const upper of grid) {
@@ -240,17 +242,17 @@ export function bandCandidates(
       for (let i = 0; i < probabilities.length; i += 1) {
         const p = probabilities[i];
         verdicts[i] =
-          p > upper
+          p >= upper
             ? labels[i]
               ? VERDICT.right
               : VERDICT.wrong
-            : p <= lower
-              ? labels[i]
+            : p >= lower
+              ? VERDICT.band
+              : labels[i]
                 ? VERDICT.wrong
-                : VERDICT.right
-              : VERDICT.band;
+                : VERDICT.right;
       }
-      candidates.push({ thresholds: { lower, upper }, verdicts });
+      candidates.push({ thresholds: { [names.lower]: lower, [names.upper]: upper }, verdicts });
     }
   }
   return candidates;

@@ -144,7 +144,7 @@ describe('Replay: rebuild(record)', () => {
   it('a record whose round left a Question unanswered rebuilds with it unanswered; a record without answers does not', async () => {
     const { record } = await assessRefund(context, 'Refund me. [[abusive=0.1]]');
     const { abusive: _dropped, ...partial } = record.answers as Record<string, unknown>;
-    await update(record.id, { answers: partial });
+    await update(record.id, { answers: partial as never });
     const rebuilt = await context.records.rebuild(await context.row(record.id));
     expect(rebuilt.isAnswered('abusive')).toBe(false);
     expect(() => rebuilt.likelihood('abusive')).toThrow(UnscriptedQuestion);

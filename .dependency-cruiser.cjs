@@ -61,6 +61,8 @@ const LAYERS = [
     folders: [
       'judgment\\.module\\.ts$',
       'judgment-core\\.module\\.ts$',
+      'judgment\\.named-classes\\.ts$',
+      'judgment\\.discovery\\.ts$',
       'judgment\\.startup\\.ts$',
       'judgment\\.env\\.ts$',
     ],
@@ -71,12 +73,11 @@ const LAYERS = [
 const pathOf = (folders) => `${SRC}(${folders.join('|')})`;
 
 /**
- * The one file besides the CLI that reaches the app's container (ModuleRef), the same list as eslint.config.mjs's: the
- * core module's wiring, which builds the classes the options name (Engine drivers, the ResolutionPolicy: with
- * forRootAsync they are known only once its factory ran) and hands the cache the app's CacheModule store, which may
- * be registered in any module. Every service is constructor-injected. Only shrinks.
+ * Where the wiring finds the app's own providers (its CacheModule store, its ResolutionPolicy) with Nest's
+ * DiscoveryService, once, when the app starts: the one file outside the CLI and the HTTP adapter that imports
+ * @nestjs/core (ESLint refuses ModuleRef there as everywhere but the CLI).
  */
-const SERVICE_LOCATION_LEFT = [`${SRC}judgment-core\\.module\\.ts$`];
+const STARTUP_DISCOVERY = `${SRC}judgment\\.discovery\\.ts$`;
 
 const upwardRules = LAYERS.slice(0, -1).map((layer, index) => ({
   name: `layer-${layer.name}-imports-upward`,
@@ -130,11 +131,11 @@ module.exports = {
     {
       name: 'no-service-location',
       comment:
-        'Services are injected, never looked up: only the CLI (loading an app it did not write) and the HTTP adapter ' +
-        '(HttpAdapterHost; ESLint refuses ModuleRef there) import @nestjs/core. SERVICE_LOCATION_LEFT lists what ' +
-        'still reaches the app container, and only shrinks.',
+        'Services are injected, never looked up: only the CLI (loading an app it did not write), the HTTP adapter ' +
+        "(HttpAdapterHost) and the wiring's startup discovery (DiscoveryService, judgment.discovery.ts) import " +
+        '@nestjs/core; ESLint refuses ModuleRef in all of them but the CLI.',
       severity: 'error',
-      from: { path: SRC, pathNot: [`${SRC}(cli|http)/`, ...SERVICE_LOCATION_LEFT] },
+      from: { path: SRC, pathNot: [`${SRC}(cli|http)/`, STARTUP_DISCOVERY] },
       to: { path: '(^|/)(node_modules/)?@nestjs/core(/|$)' },
     },
     {

@@ -8,18 +8,22 @@ const CLI_PACKAGES = ['commander', 'cli-table3', 'cli-progress'].map((name) => (
 
 const NO_MODULE_REF = {
   name: '@nestjs/core',
-  importNames: ['ModuleRef'],
+  importNames: ['ModuleRef', 'LazyModuleLoader', 'ModulesContainer', 'NestContainer'],
   message: 'No service location: inject what you need through the constructor (@Optional() where it may be absent).',
+};
+
+const NO_DISCOVERY = {
+  name: '@nestjs/core',
+  importNames: ['DiscoveryService', 'DiscoveryModule'],
+  message:
+    "The app's own providers are found once, when the app starts, by judgment.discovery.ts (appProvider): import it " +
+    'from there.',
 };
 
 const SPECS = ['libs/judgment/src/**/*.spec.ts', 'libs/judgment/src/**/*.spec-helpers.ts'];
 
-/**
- * The one file besides the CLI that reaches the app's container with ModuleRef (the same list as no-service-location's
- * in .dependency-cruiser.cjs): the core module's wiring, which builds the classes the options name (Engine drivers,
- * the ResolutionPolicy) and hands the cache the app's CacheModule store. Only shrinks.
- */
-const SERVICE_LOCATION_LEFT = ['libs/judgment/src/judgment-core.module.ts'];
+/** Where the wiring finds the app's own providers (its CacheModule store, its ResolutionPolicy) when the app starts. */
+const STARTUP_DISCOVERY = 'libs/judgment/src/judgment.discovery.ts';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '**/dist/**', 'coverage/**', '**/tmp/**'] },
@@ -48,14 +52,19 @@ export default tseslint.config(
   {
     // The CLI's packages load only from the `nestjs-judgment/cli` entry point (cli/cli-dependencies.spec.ts checks it),
     // and only the CLI, loading an app it did not write, looks services up with ModuleRef: everything else has them
-    // injected (the layer rule no-service-location keeps @nestjs/core out of the lower layers too).
+    // injected, and the wiring finds the app's own providers once at startup with DiscoveryService (the layer rule
+    // no-service-location keeps @nestjs/core out of the lower layers too).
     files: ['libs/judgment/src/**/*.ts'],
-    ignores: ['libs/judgment/src/cli/**', ...SERVICE_LOCATION_LEFT, ...SPECS],
+    ignores: ['libs/judgment/src/cli/**', STARTUP_DISCOVERY, ...SPECS],
+    rules: { 'no-restricted-imports': ['error', ...CLI_PACKAGES, NO_MODULE_REF, NO_DISCOVERY] },
+  },
+  {
+    files: [STARTUP_DISCOVERY],
     rules: { 'no-restricted-imports': ['error', ...CLI_PACKAGES, NO_MODULE_REF] },
   },
   {
     // Specs build the container by hand, and may hand a service a ModuleRef.
-    files: [...SERVICE_LOCATION_LEFT, ...SPECS],
+    files: SPECS,
     ignores: ['libs/judgment/src/cli/**'],
     rules: { 'no-restricted-imports': ['error', ...CLI_PACKAGES] },
   },

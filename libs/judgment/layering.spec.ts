@@ -29,6 +29,9 @@ const planted: Record<string, string> = {
     "import { ModuleRef } from '@nestjs/core';\nexport const policy = (ref: ModuleRef) => ref.get('Policy');\n",
   'libs/judgment/src/judgment-core.module.ts':
     "import { ModuleRef } from '@nestjs/core';\nexport const build = (ref: ModuleRef) => ref.create(class {});\n",
+  'libs/judgment/src/judgment.discovery.ts':
+    "import { DiscoveryService } from '@nestjs/core';\n" +
+    'export const find = (discovery: DiscoveryService) => discovery.getProviders();\n',
   'libs/judgment/src/lock/calibration-lock.ts': 'export const lock = 1;\n',
   'libs/judgment/src/signal/signal.guard.ts': 'export class SignalGuard {}\n',
   'libs/judgment/src/routing/calibration.guard.ts': 'export class CalibrationGuard {}\n',
@@ -114,10 +117,14 @@ describe('layer rules (dependency-cruiser)', () => {
     expect(rulesBroken('cli/loads-app.ts')).toEqual([]);
   });
 
-  it('the cache and review services no longer look the app up: only the core module wiring builds what options name', () => {
+  it('nothing but the CLI reaches the app container: the core module wiring breaks no-service-location too', () => {
     expect(rulesBroken('cache/assessment.cache.ts')).toEqual(['no-service-location']);
     expect(rulesBroken('review/resolution-policy.ts')).toEqual(['no-service-location']);
-    expect(rulesBroken('judgment-core.module.ts')).toEqual([]);
+    expect(rulesBroken('judgment-core.module.ts')).toEqual(['no-service-location']);
+  });
+
+  it("the wiring's startup discovery (judgment.discovery.ts) may import DiscoveryService from @nestjs/core", () => {
+    expect(rulesBroken('judgment.discovery.ts')).toEqual([]);
   });
 
   it('recording/ asking a guard or reading the lock breaks no-routing-policy-in-recording', () => {

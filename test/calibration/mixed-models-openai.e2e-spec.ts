@@ -17,16 +17,11 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import type { Browser } from 'playwright-core';
 import {
-  type Assessment,
   AssessmentRecord,
   AwaitingReview,
   CalibrationDrifted,
-  Decision,
-  Evidence,
   Judge,
-  Judgment,
   JudgmentModule,
-  Likelihood,
   ReviewRequested,
 } from 'nestjs-judgment';
 import { Calibration, CalibrationLock, LabelledCase, lockCalibration } from 'nestjs-judgment/calibration';
@@ -36,48 +31,12 @@ import { runBin } from '../cli/cli-process';
 import { launchChromium } from '../support/browser';
 import { PG } from '../support/postgres';
 import { freshDatabase, postgres } from './production.fixtures';
+import { ClaimOutcome, TwoPartClaim, URGENT } from './two-part-claim.fixtures';
 
 const DATABASE = 'judgment_calib_mixed_openai';
 const KEY = 'sk-mixed-openai-e2e-key';
 const LOCKED = 'gpt-4o-mini-2024-07-18';
 const OTHER = 'gpt-4o-2099-01-01';
-const URGENT = 'Does the claimant need help today?';
-
-enum ClaimOutcome {
-  Approve = 'approve',
-  Escalate = 'escalate',
-  Reject = 'reject',
-}
-
-@Decision({ name: 'openai-claim-decision', outcomes: ClaimOutcome, review: [ClaimOutcome.Escalate], version: '1' })
-class ClaimDecision implements Decision<OpenAiClaim, ClaimOutcome> {
-  readonly thresholds = { reject: 0.7, escalate: 0.3 };
-
-  decide(assessment: Assessment<OpenAiClaim>): ClaimOutcome {
-    const fraud = assessment.likelihood('fraud');
-    if (fraud.above(this.thresholds.reject)) return ClaimOutcome.Reject;
-    if (fraud.above(this.thresholds.escalate) || assessment.likelihood('urgent').above(0.9)) {
-      return ClaimOutcome.Escalate;
-    }
-    return ClaimOutcome.Approve;
-  }
-}
-
-@Judgment({ name: 'openai-claim', decision: () => ClaimDecision })
-class OpenAiClaim implements Judgment {
-  constructor(readonly text: string) {}
-
-  evidence() {
-    return { claim: Evidence.untrusted(this.text) };
-  }
-
-  questions() {
-    return {
-      fraud: Likelihood.that('Is this insurance claim fraudulent?'),
-      urgent: Likelihood.that(URGENT),
-    };
-  }
-}
 
 /** What the app's listeners saw. */
 class Seen {
@@ -167,7 +126,7 @@ async function start(lock: string | null): Promise<INestApplication> {
         log: false,
         ...(lock ? { calibration: { lock, onDrift: 'review' as const } } : {}),
       }),
-      JudgmentModule.forFeature([OpenAiClaim]),
+      JudgmentModule.forFeature([TwoPartClaim]),
       JudgmentHttpModule.forRoot({ canView: () => true, ui: true }),
     ],
     providers: [Seen],
@@ -179,7 +138,7 @@ async function start(lock: string | null): Promise<INestApplication> {
 
 /** The README's service pattern: Review first, then the Outcome acts. */
 async function refundService(text: string): Promise<{ acted: ClaimOutcome | 'pending'; decided: unknown }> {
-  const assessment = await app.get(Judge).assess(new OpenAiClaim(text));
+  const assessment = await app.get(Judge).assess(new TwoPartClaim(text));
   const decided = await assessment.outcome<ClaimOutcome>();
   if (decided instanceof AwaitingReview) return { acted: 'pending', decided };
   return { acted: decided, decided };
@@ -201,9 +160,9 @@ beforeAll(async () => {
   const calibrating = await start(null);
   try {
     const cases = ['Stolen bike. [[fraud=0.1]] [[urgent=0.1]]', 'Broken window. [[fraud=0.1]] [[urgent=0.1]]'].map(
-      (text) => LabelledCase.of(new OpenAiClaim(text), ClaimOutcome.Approve),
+      (text) => LabelledCase.of(new TwoPartClaim(text), ClaimOutcome.Approve),
     );
-    const report = await calibrating.get(Calibration).for(OpenAiClaim).cases(cases).run();
+    const report = await calibrating.get(Calibration).for(TwoPartClaim).cases(cases).run();
     lockCalibration(CalibrationLock.empty(lockFile), report).write();
   } finally {
     await calibrating.close();

@@ -11,62 +11,22 @@ import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
-  type Assessment,
   AssessmentDecided,
   AssessmentRecord,
   AwaitingReview,
   CalibrationDrifted,
-  Decision,
-  Evidence,
   Judge,
-  Judgment,
   JudgmentModule,
-  Likelihood,
 } from 'nestjs-judgment';
 import { type Engine, type EngineRequest, type EngineResponse, Provenance } from 'nestjs-judgment/drivers';
 import { Calibration, CalibrationLock, LabelledCase, lockCalibration } from 'nestjs-judgment/calibration';
 import { recordDetail } from '../../libs/judgment/src/records/record.view';
 import { freshDatabase, postgres } from './production.fixtures';
+import { ClaimOutcome, TwoPartClaim } from './two-part-claim.fixtures';
 
 const DATABASE = 'judgment_calib_mixed_models';
 const LOCKED = 'gpt-4o-mini-2024-07-18';
 const OTHER = 'gpt-4o-2099-01-01';
-
-enum ClaimOutcome {
-  Approve = 'approve',
-  Escalate = 'escalate',
-  Reject = 'reject',
-}
-
-@Decision({ name: 'two-part-decision', outcomes: ClaimOutcome, review: [ClaimOutcome.Escalate], version: '1' })
-class TwoPartDecision implements Decision<TwoPartClaim, ClaimOutcome> {
-  readonly thresholds = { reject: 0.7, escalate: 0.3 };
-
-  decide(assessment: Assessment<TwoPartClaim>): ClaimOutcome {
-    const fraud = assessment.likelihood('fraud');
-    if (fraud.above(this.thresholds.reject)) return ClaimOutcome.Reject;
-    if (fraud.above(this.thresholds.escalate) || assessment.likelihood('urgent').above(0.9)) {
-      return ClaimOutcome.Escalate;
-    }
-    return ClaimOutcome.Approve;
-  }
-}
-
-@Judgment({ name: 'two-part-claim', decision: () => TwoPartDecision })
-class TwoPartClaim implements Judgment {
-  constructor(readonly text: string) {}
-
-  evidence() {
-    return { claim: Evidence.untrusted(this.text) };
-  }
-
-  questions() {
-    return {
-      fraud: Likelihood.that('Is this insurance claim fraudulent?'),
-      urgent: Likelihood.that('Does the claimant need help today?'),
-    };
-  }
-}
 
 /** Answers each Question in its own "request": `fraud` by the locked model, `urgent` by `PerQuestionEngine.urgent`. */
 class PerQuestionEngine implements Engine {

@@ -33,16 +33,25 @@ function interpolated(environment: Record<string, string> = {}): Record<string, 
   );
 }
 
-it('the stack has PostgreSQL, Redis, the Jev simulator, the HTTP app and its worker', () => {
-  expect(Object.keys(services).sort()).toEqual(['app', 'jev-simulator', 'postgres', 'redis', 'worker']);
+it("the stack has PostgreSQL, Redis, the Jev simulator, the simulator's OpenAI mode, the HTTP app and its worker", () => {
+  expect(Object.keys(services).sort()).toEqual([
+    'app',
+    'jev-simulator',
+    'openai-simulator',
+    'postgres',
+    'redis',
+    'worker',
+  ]);
   expect(services.app.command).toEqual(['node', '-r', './scripts/register.js', 'apps/support-desk/src/main.ts']);
   expect(services.worker.command).toEqual(['node', '-r', './scripts/register.js', 'apps/support-desk/src/worker.ts']);
-  expect(services['jev-simulator'].command).toEqual([
-    'node',
-    '-r',
-    './scripts/register.js',
-    'libs/judgment/src/simulator/main.ts',
-  ]);
+  for (const simulator of ['jev-simulator', 'openai-simulator']) {
+    expect(services[simulator].command).toEqual([
+      'node',
+      '-r',
+      './scripts/register.js',
+      'libs/judgment/src/simulator/main.ts',
+    ]);
+  }
 });
 
 it('every dependency is waited for until healthy, and has a healthcheck', () => {
@@ -51,10 +60,12 @@ it('every dependency is waited for until healthy, and has a healthcheck', () => 
   );
   expect(edges.map(({ name, target }) => `${name}→${target}`).sort()).toEqual([
     'app→jev-simulator',
+    'app→openai-simulator',
     'app→postgres',
     'app→redis',
     'worker→app',
     'worker→jev-simulator',
+    'worker→openai-simulator',
     'worker→postgres',
     'worker→redis',
   ]);
@@ -91,12 +102,29 @@ it('the app and the worker share one environment that points at the compose serv
   expect(jev.model).toBe(simulator.JEV_SIMULATOR_MODEL);
   expect(services['jev-simulator'].ports).toEqual([`${simulator.JEV_SIMULATOR_PORT}:${simulator.JEV_SIMULATOR_PORT}`]);
   expect(simulator.JEV_SIMULATOR_HOST).toBe('0.0.0.0');
+
+  // post-moderation's first tier: the openai connection, on the simulator's OpenAI mode.
+  const openAiSimulator = interpolated(services['openai-simulator'].environment);
+  const openai = judgmentOptionsFromEnv({ ...env, JUDGMENT_ENGINE: 'openai' }).engines!.openai;
+  expect(openAiSimulator.JEV_SIMULATOR_MODE).toBe('openai');
+  expect(openai.url).toBe(`http://openai-simulator:${openAiSimulator.JEV_SIMULATOR_PORT}/v1`);
+  expect(openai.key).toBe(openAiSimulator.JEV_SIMULATOR_KEY);
+  expect(openai.model).toBe(openAiSimulator.JEV_SIMULATOR_MODEL);
+  expect(services['openai-simulator'].ports).toEqual([
+    `${openAiSimulator.JEV_SIMULATOR_PORT}:${openAiSimulator.JEV_SIMULATOR_PORT}`,
+  ]);
+  expect(services['openai-simulator'].healthcheck!.test.join(' ')).toContain(
+    `http://127.0.0.1:${openAiSimulator.JEV_SIMULATOR_PORT}/health`,
+  );
+  expect(openAiSimulator.JEV_SIMULATOR_HOST).toBe('0.0.0.0');
 });
 
 it('every variable the compose file sets is documented in the README configuration table', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const documented = new Set([...readme.matchAll(/^\| `([A-Z][A-Z0-9_]+)`/gm)].map((match) => match[1]));
-  const set = ['app', 'worker', 'jev-simulator'].flatMap((name) => Object.keys(services[name].environment ?? {}));
+  const set = ['app', 'worker', 'jev-simulator', 'openai-simulator'].flatMap((name) =>
+    Object.keys(services[name].environment ?? {}),
+  );
   expect(set.filter((name) => !documented.has(name))).toEqual([]);
 });
 
@@ -104,5 +132,5 @@ it('the Node services build from node:20 with npm ci', () => {
   const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
   expect(dockerfile).toMatch(/^FROM node:20$/m);
   expect(dockerfile).toMatch(/^RUN npm ci\b/m);
-  for (const name of ['app', 'worker', 'jev-simulator']) expect(services[name].build).toBe('.');
+  for (const name of ['app', 'worker', 'jev-simulator', 'openai-simulator']) expect(services[name].build).toBe('.');
 });

@@ -28,6 +28,11 @@ describe('the demo’s calibration lock', () => {
       expect(entry?.identities.map((identity) => identity.model).sort()).toEqual(['jev-1.13.0', 'sim-4o-2026-09-17']);
       expect(entry?.identities.every((identity) => identity.cases === 600)).toBe(true);
     }
+    // post-moderation's escalation cascade is locked tier by tier: the drift guard checks each tier against its own.
+    expect(lock.entry('post-moderation', 'PostModerationDecision', '1')?.cascade).toEqual([
+      expect.objectContaining({ tier: 1, connection: 'openai', driver: 'openai', model: 'sim-4o-2026-09-17' }),
+      expect.objectContaining({ tier: 2, connection: 'jev', driver: 'jev', model: 'jev-1.13.0' }),
+    ]);
   });
 
   it.each([['jev'], ['openai']])('with JUDGMENT_ENGINE=%s, startup lists no uncalibrated Decision', async (engine) => {

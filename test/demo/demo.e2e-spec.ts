@@ -17,6 +17,11 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/Refund #3 Gaming laptop .* reject +rejected/);
     expect(stdout).toMatch(/Ticket #3 Your office dog .* triage +triage/);
     expect(stdout).toMatch(/Post #2 by promo4u .* remove +removed/);
+    // post-moderation's escalation cascade: the cheap openai tier first, then jev, one record per tier asked.
+    expect(stdout).toMatch(/Cascade: +post-moderation asks openai \(http:\/\/127\.0\.0\.1:\d+\/v1\) first, then jev/);
+    expect(stdout).toMatch(/Post #1 by marta +openai: publish$/m);
+    expect(stdout).toMatch(/Post #2 by promo4u +openai: hold \(Review band\) → jev: remove$/m);
+    expect(stdout).toMatch(/Post #3 by kev +openai: hold \(Review band\) → jev: hold → Review$/m);
     const queue = stdout.slice(stdout.indexOf('Review queue'), stdout.indexOf('Summary'));
     expect(queue.match(/^ {2}#\d+ /gm)).toHaveLength(4);
     expect(stdout).toContain('10 cases assessed: 6 decided automatically, 4 sent to Review');

@@ -1,10 +1,10 @@
 // The escalation chain survives a worker kill (issue 33, point 3): 200 queued Judgments that all escalate from the
 // cheap tier to the strong one, the worker SIGKILLed while the strong tier's jobs run, a second worker takes over.
 // Every Judgment ends with exactly one decided record per tier; a tier is asked again only by a re-run job.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { INestApplicationContext } from '@nestjs/common';
-import type { Job, Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { JevSimulator } from 'nestjs-judgment/simulator';
 import { Judge } from 'nestjs-judgment';
@@ -19,6 +19,7 @@ import {
   uniquePrefix,
   waitForProgress,
 } from './queue.fixtures';
+import { spawnWorkerProcess, extraRuns } from './worker-process';
 
 const DATABASE = 'judgment_queue_cascade_kill';
 const JUDGMENTS = 200;
@@ -58,28 +59,17 @@ afterAll(async () => {
 });
 
 async function spawnWorker(): Promise<ChildProcess> {
-  const worker = spawn(process.execPath, ['-r', './scripts/register.js', 'test/queue/cascade-worker.fixture.ts'], {
-    cwd: `${__dirname}/../..`,
-    env: {
-      ...process.env,
+  return spawnWorkerProcess(
+    'cascade-worker.fixture.ts',
+    {
       JQ_DATABASE: DATABASE,
-      JQ_PREFIX: prefix,
+      JQ_PREFIX: prefix!,
       JQ_CHEAP_URL: cheap.url!,
       JQ_STRONG_URL: strong.url!,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  workers.push(worker);
-  await new Promise<void>((resolve, reject) => {
-    worker.once('exit', (code) => reject(new Error(`The worker process exited (${code}) before it was ready.`)));
-    worker.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
-    });
-  });
-  return worker;
+    workers,
+  );
 }
-
-const extraRuns = (jobs: Job[]) => jobs.reduce((sum, job) => sum + Math.max(0, job.attemptsStarted - 1), 0);
 
 it('a worker killed while the strong tier runs loses nothing: one decided record per Judgment and tier', async () => {
   prefix = uniquePrefix();

@@ -1,8 +1,7 @@
 // Rate limits shared across processes (issue 14), on real Redis and PostgreSQL with the Jev simulator over HTTP:
 // two worker processes obey one global request limit, an Engine's 429 pauses the whole queue for its retry-after
 // without failing a job, inline calls wait for a slot then fail fast, and calibration leaves live calls their share.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import IORedis from 'ioredis';
@@ -27,6 +26,7 @@ import { REDIS, clearPrefix } from '../support/redis';
 import { EngineManager } from '../../libs/judgment/src/engines/engine.manager';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../../libs/judgment/src/judgment.constants';
 import { statusReport } from '../../libs/judgment/src/cli/status.command';
+import { spawnWorkerProcess, stopWorkerProcess } from './worker-process';
 
 const DATABASE = 'judgment_rate_e2e';
 jest.setTimeout(120_000);
@@ -46,7 +46,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  for (const worker of workers.splice(0)) await stopWorker(worker);
+  for (const worker of workers.splice(0)) await stopWorkerProcess(worker);
   for (const app of apps.splice(0)) await app.close();
   for (const queue of queues.splice(0)) await queue.close();
   for (const prefix of prefixes.splice(0)) await clearPrefix(prefix);
@@ -69,21 +69,11 @@ function connection(limits?: object): JudgmentModuleOptions['engines'] {
   return { jev: { driver: 'jev', key: API_KEY, url: sim.url!, model: MODEL, retries: 0, limits } };
 }
 
-async function stopWorker(worker: ChildProcess): Promise<void> {
-  if (worker.exitCode !== null || worker.signalCode !== null) return;
-  const exited = once(worker, 'exit');
-  worker.kill('SIGTERM');
-  const timer = setTimeout(() => worker.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 /** Spawns a worker process with `limits` on the connection; resolves once it prints `ready`. */
 async function spawnWorker(prefix: string, name: string, limits: object | undefined): Promise<ChildProcess> {
-  const worker = spawn(process.execPath, ['-r', './scripts/register.js', 'test/queue/rate-limit-worker.fixture.ts'], {
-    cwd: `${__dirname}/../..`,
-    env: {
-      ...process.env,
+  return spawnWorkerProcess(
+    'rate-limit-worker.fixture.ts',
+    {
       JQ_DATABASE: DATABASE,
       JQ_PREFIX: prefix,
       JQ_SIMULATOR_URL: sim.url!,
@@ -91,16 +81,8 @@ async function spawnWorker(prefix: string, name: string, limits: object | undefi
       JQ_NAME: name,
       JQ_LIMITS: limits ? JSON.stringify(limits) : '',
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  workers.push(worker);
-  await new Promise<void>((resolve, reject) => {
-    worker.once('exit', (code) => reject(new Error(`The worker process exited (${code}) before it was ready.`)));
-    worker.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
-    });
-  });
-  return worker;
+    workers,
+  );
 }
 
 /** Times (ms) at which the simulator received decision requests, and which status it answered. */

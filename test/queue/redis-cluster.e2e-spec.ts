@@ -3,12 +3,12 @@
 // (`{judgment}`), real PostgreSQL and the Jev simulator over HTTP. The queue with its chained decide job, the shared
 // rate limit, a Review deadline and the shared cache run on it; a worker process SIGKILLed mid-round and the master
 // holding the queues' slot stopped under 500 queued Judgments lose nothing, and each Judgment is decided once.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { EventEmitter } from 'node:events';
 import { CacheModule, type CacheManagerOptions } from '@nestjs/cache-manager';
 import type { INestApplicationContext } from '@nestjs/common';
-import type { Job, Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { Queue as BullQueue } from 'bullmq';
 import type { Cluster } from 'ioredis';
 import { Keyv } from 'keyv';
@@ -30,6 +30,7 @@ import {
 import { type RunningRedisCluster, startRedisCluster } from '../support/redis-cluster';
 import { InvalidConfiguration } from '../../libs/judgment/src/errors';
 import { EngineManager } from '../../libs/judgment/src/engines/engine.manager';
+import { spawnWorkerProcess, stopWorkerProcess, extraRuns } from './worker-process';
 
 const DATABASE = 'judgment_redis_cluster';
 /** The prefix the README documents for Redis Cluster: its hash tag puts every Judgment queue in one slot. */
@@ -113,7 +114,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  for (const worker of workers.splice(0)) await stopWorker(worker);
+  for (const worker of workers.splice(0)) await stopWorkerProcess(worker);
   for (const app of apps.splice(0)) await app.close();
   for (const queue of queues.splice(0)) await queue.close();
   for (const connection of connections.splice(0)) await connection.quit().catch(() => connection.disconnect());
@@ -150,21 +151,11 @@ async function startSim(latencyMs: number): Promise<string> {
 
 const paidRequests = () => sim.requests.filter((request) => request.path === '/v1/systemone' && request.status === 200);
 
-async function stopWorker(worker: ChildProcess): Promise<void> {
-  if (worker.exitCode !== null || worker.signalCode !== null) return;
-  const exited = once(worker, 'exit');
-  worker.kill('SIGTERM');
-  const timer = setTimeout(() => worker.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 /** Spawns a worker process on the cluster; resolves once it prints `ready`. */
 async function spawnWorker(concurrency: number, lockMs: number): Promise<ChildProcess> {
-  const worker = spawn(process.execPath, ['-r', './scripts/register.js', 'test/queue/cluster-worker.fixture.ts'], {
-    cwd: `${__dirname}/../..`,
-    env: {
-      ...process.env,
+  return spawnWorkerProcess(
+    'cluster-worker.fixture.ts',
+    {
       JQ_DATABASE: DATABASE,
       JQ_PREFIX: PREFIX,
       JQ_CLUSTER_PORTS: cluster.startupNodes.map(({ port }) => port).join(','),
@@ -172,16 +163,8 @@ async function spawnWorker(concurrency: number, lockMs: number): Promise<ChildPr
       JQ_CONCURRENCY: String(concurrency),
       JQ_LOCK_MS: String(lockMs),
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  workers.push(worker);
-  await new Promise<void>((resolve, reject) => {
-    worker.once('exit', (code) => reject(new Error(`The worker process exited (${code}) before it was ready.`)));
-    worker.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
-    });
-  });
-  return worker;
+    workers,
+  );
 }
 
 /** Dispatches `count` RefundChecks (one Customer each) from a producer app; resolves to the producer's Judge. */
@@ -222,8 +205,6 @@ async function recordCounts() {
   );
   return { ...row, twice } as { decided: number; answered: number; subjects: number; twice: number };
 }
-
-const extraRuns = (jobs: Job[]) => jobs.reduce((sum, job) => sum + Math.max(0, job.attemptsStarted - 1), 0);
 
 it('refuses at startup a queue prefix without a hash tag on a Redis Cluster, naming the option and the fix', async () => {
   const url = await startSim(0);

@@ -1,6 +1,6 @@
 // Nothing lost when a worker process dies: 1,000 queued Judgments, the worker SIGKILLed mid-run, a second worker
 // takes over (BullMQ's stalled-job recovery). Every Judgment ends with exactly one decided record.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
@@ -19,6 +19,7 @@ import {
   waitForProgress,
 } from './queue.fixtures';
 import { clearPrefix } from '../support/redis';
+import { spawnWorkerProcess, stopWorkerProcess, extraRuns } from './worker-process';
 
 const DATABASE = 'judgment_queue_kill';
 const JUDGMENTS = 1000;
@@ -29,8 +30,6 @@ const CONCURRENCY = 16;
  * machine only makes the run slower. Above the stalled-job takeover after the kill (lock 4 s + check every 1 s).
  */
 const STALL_MS = 20_000;
-/** How long a worker may take to exit after SIGTERM before it is SIGKILLed. */
-const EXIT_DEADLINE_MS = 10_000;
 // Jest's deadline is only a backstop here, far above the run's length on a loaded machine: STALL_MS fails first.
 jest.setTimeout(240_000);
 
@@ -49,7 +48,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const worker of workers) await stopWorker(worker);
+  for (const worker of workers) await stopWorkerProcess(worker);
   await producer?.close();
   for (const queue of queues) await queue.close();
   if (prefix) await clearPrefix(prefix);
@@ -57,46 +56,21 @@ afterAll(async () => {
   await sim?.stop();
 });
 
-/** SIGTERM (the worker closes gracefully), then SIGKILL when it has not exited within EXIT_DEADLINE_MS. */
-async function stopWorker(worker: ChildProcess): Promise<void> {
-  if (worker.exitCode !== null || worker.signalCode !== null) return;
-  const exited = once(worker, 'exit');
-  worker.kill('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), EXIT_DEADLINE_MS)));
-  if ((await Promise.race([exited, deadline])) === 'late') {
-    worker.kill('SIGKILL');
-    await exited;
-  }
-  clearTimeout(timer);
-}
-
 /** Spawns a worker process on the suite's prefix and database; resolves once it prints `ready`. */
 async function spawnWorker(prefix: string): Promise<ChildProcess> {
-  const worker = spawn(process.execPath, ['-r', './scripts/register.js', 'test/queue/worker.fixture.ts'], {
-    cwd: `${__dirname}/../..`,
-    env: {
-      ...process.env,
+  return spawnWorkerProcess(
+    'worker.fixture.ts',
+    {
       JQ_DATABASE: DATABASE,
       JQ_PREFIX: prefix,
       JQ_SIMULATOR_URL: sim.url!,
       JQ_CONCURRENCY: String(CONCURRENCY),
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  workers.push(worker);
-  await new Promise<void>((resolve, reject) => {
-    worker.once('exit', (code) => reject(new Error(`The worker process exited (${code}) before it was ready.`)));
-    worker.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
-    });
-  });
-  return worker;
+    workers,
+  );
 }
 
 const startedMoreThanOnce = (jobs: Job[]) => jobs.filter((job) => job.attemptsStarted > 1).length;
-/** Runs beyond the first, over all jobs: each stalled job taken over (or re-run after a late lock renewal). */
-const extraRuns = (jobs: Job[]) => jobs.reduce((sum, job) => sum + Math.max(0, job.attemptsStarted - 1), 0);
 
 it('a worker process killed mid-run loses nothing: every Judgment ends with exactly one decided record', async () => {
   prefix = uniquePrefix();

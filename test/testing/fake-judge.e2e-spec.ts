@@ -5,6 +5,7 @@ import {
   AssessmentDecided,
   AssessmentFailed,
   AssessmentNotRecorded,
+  AssessmentRecords,
   EngineRateLimited,
   ReviewRequested,
   Unassessed,
@@ -147,4 +148,21 @@ it('overrideProvider(AnswerSource).useValue(fakeJudge()) records through the rea
     expect.objectContaining({ engine: 'fake', model: 'fake', answers: { urgent: 0.2 }, outcome: '0' }),
   ]);
   fake.assertAssessed(TicketTriage);
+});
+
+it('overrideProvider(AnswerSource): a case resolved through AssessmentRecords no longer awaits Review (ReviewResolved)', async () => {
+  class AnyStaff {
+    canResolve(): boolean {
+      return true;
+    }
+  }
+  const fake = fakeJudge({ 'ticket-triage': { urgent: 0.9 } });
+  const overridden = await start(fake, { resolutionPolicy: AnyStaff });
+  await (await overridden.judge.assess(await triage(overridden))).outcome();
+  await fake.assertAwaitingReview(TicketTriage, (_judgment, outcome) => outcome === Priority.Urgent);
+  const [row] = await rows(overridden);
+  await overridden.app.get(AssessmentRecords).resolve(row, Priority.Normal, { type: 'staff', id: 1 });
+  await expect(fake.assertAwaitingReview(TicketTriage)).rejects.toThrow(
+    'Expected TicketTriage ("ticket-triage") to await Review, but it did not: 1',
+  );
 });

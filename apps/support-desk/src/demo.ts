@@ -19,6 +19,7 @@ import {
 import { EngineSetup } from './config/engine-setup';
 import { type SupportDeskConfig, supportDeskConfig } from './config/support-desk.config';
 import { DEMO_POSTS, DEMO_REFUNDS, DEMO_TICKETS } from './demo/demo-cases';
+import { PostModeration } from './moderation/post-moderation.judgment';
 import { PostsService } from './moderation/posts.service';
 import { RefundAbuse } from './refunds/refund-abuse.judgment';
 import { RefundOutcome } from './refunds/refund.decision';
@@ -47,8 +48,14 @@ async function main(): Promise<void> {
   await app.init();
 
   printSetup(app, config);
-  const rows = [...(await refunds(app)), ...(await tickets(app)), ...(await posts(app))];
+  const moderated = await posts(app);
+  const rows = [...(await refunds(app)), ...(await tickets(app)), ...moderated.rows];
   printTable('Outcomes', ['Case', 'Answers', 'Outcome', 'Status after the Actions'], rows.map(Object.values));
+  printTable(
+    'Escalation cascade of post-moderation (openai first, then jev; one record per tier asked)',
+    ['Case', 'Path'],
+    moderated.paths,
+  );
 
   const records = app.get(AssessmentRecords);
   const awaiting = await records.awaitingReview();
@@ -86,20 +93,24 @@ async function main(): Promise<void> {
 function printSetup(app: INestApplication, config: SupportDeskConfig): void {
   const engine = app.get(EngineSetup);
   const database = config.database;
-  const where =
+  const stored =
     database.type === 'better-sqlite3'
       ? `SQLite (${database.database === ':memory:' ? 'in memory' : database.database})`
       : 'PostgreSQL';
+  const where = (connection: 'jev' | 'openai') =>
+    connection === 'openai'
+      ? engine.simulators.openai
+        ? ` → the simulator's OpenAI mode in-process at ${engine.engineUrl('openai')} (no OPENAI_BASE_URL set)`
+        : ` → ${engine.engineUrl('openai')}`
+      : engine.simulators.jev
+        ? ` → Jev simulator in-process at ${engine.engineUrl('jev')} (no TYPESAFE_API_KEY set)`
+        : ` → ${engine.engineUrl('jev')}`;
   out('Support desk demo — nestjs-judgment');
   out(
-    `  Engine:   ${engine.options.engine ?? 'jev'}` +
-      (engine.simulator?.mode === 'openai'
-        ? ` → the simulator's OpenAI mode in-process at ${engine.engineUrl} (no OPENAI_BASE_URL set)`
-        : engine.simulator
-          ? ` → Jev simulator in-process at ${engine.engineUrl} (no TYPESAFE_API_KEY set)`
-          : ''),
+    `  Engine:   ${engine.engine}${engine.engine === 'jev' || engine.engine === 'openai' ? where(engine.engine) : ''}`,
   );
-  out(`  Database: ${where}`);
+  out(`  Cascade:  post-moderation asks openai (${engine.engineUrl('openai')}) first, then jev`);
+  out(`  Database: ${stored}`);
   out(`  Queue:    ${config.queue ? `BullMQ (prefix ${config.queue.prefix})` : 'inline (no REDIS_URL set)'}`);
 }
 
@@ -142,13 +153,17 @@ async function tickets(app: INestApplication): Promise<CaseRow[]> {
   return rows;
 }
 
-async function posts(app: INestApplication): Promise<CaseRow[]> {
+async function posts(app: INestApplication): Promise<{ rows: CaseRow[]; paths: string[][] }> {
   const service = app.get(PostsService);
+  const records = app.get(AssessmentRecords);
   const rows: CaseRow[] = [];
+  const paths: string[][] = [];
   for (const input of DEMO_POSTS) {
     const post = await service.create(input);
-    const { assessment, outcome } = await assessed(service.assess(post));
-    const harms = assessment.likelihoodSet('harms');
+    const { outcome } = await assessed(service.assess(post));
+    // The answers of the tier that decided: the last record of the cascade (rebuilt into an Assessment).
+    const decidedBy = (await records.latest(post, PostModeration))!;
+    const harms = (await records.rebuild<PostModeration>(decidedBy)).likelihoodSet('harms');
     const flagged = harms.labelsAbove(0.4);
     const answers = `worst harm ${fixed(harms.max().probability)}${flagged.length ? ` (${flagged.join(', ')})` : ''}`;
     rows.push({
@@ -157,8 +172,22 @@ async function posts(app: INestApplication): Promise<CaseRow[]> {
       outcome: String(outcome),
       status: (await service.find(post.id)).status,
     });
+    paths.push([`Post #${post.id} by ${post.author}`, cascadePath(await records.forSubject(post))]);
   }
-  return rows;
+  return { rows, paths };
+}
+
+/** The tiers a case went through, from their records: `openai: hold (Review band) → jev: remove`. */
+function cascadePath(records: readonly AssessmentRecord[]): string {
+  const steps = [...records]
+    .sort((a, b) => a.id - b.id)
+    .map((record) => {
+      const connection = (record.provenanceDetails?.cascade as { connection?: string } | undefined)?.connection;
+      const escalated = record.decisionTrace?.escalated !== undefined;
+      const review = record.reviewRequestedAt !== null ? ' → Review' : '';
+      return `${connection ?? record.engine}: ${record.outcome}${escalated ? ' (Review band)' : review}`;
+    });
+  return steps.join(' → ');
 }
 
 /** An inline assessment and its Outcome as the summary prints it (the Decision's Outcome, in Review or not). */

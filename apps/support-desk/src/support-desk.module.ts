@@ -58,12 +58,12 @@ export class SupportDeskModule {
         ReviewModule,
         JudgmentModule.forRootAsync({
           queue,
-          // ReviewModule exports Agents, which the ResolutionPolicy injects (JudgmentModule instantiates the policy).
+          // Static, like queue: JudgmentModule builds the policy through DI, with Agents from ReviewModule's exports.
+          resolutionPolicy: AgentResolutionPolicy,
           imports: [EngineSetupModule.forRoot(config.env), ReviewModule],
           inject: [EngineSetup],
           useFactory: (engine: EngineSetup) => ({
             ...engine.options,
-            resolutionPolicy: AgentResolutionPolicy,
             // The committed calibration lock covers every Decision under both demo Engines (the Jev simulator and the
             // simulator's OpenAI mode); on any other model or Questions a decision goes to Review, saying why.
             calibration: { ...engine.options.calibration, lock: SUPPORT_DESK_LOCK, onDrift: 'review' },

@@ -32,6 +32,7 @@ export {
 
 export {
   AssessmentCompleted,
+  AssessmentDispatched,
   AssessmentDecided,
   AssessmentEscalated,
   AssessmentFailed,
@@ -43,7 +44,6 @@ export {
   ReviewBacklogAtRisk,
   type ReviewBacklogForecast,
   CalibrationDrifted,
-  type DecisionIdentity,
   AuditRequested,
   AuditResolved,
   AgreementDropped,

@@ -1,5 +1,4 @@
 import { type DynamicModule, Global, Module, type Provider, type Type } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { APP_CACHE_STORE, AssessmentCache, type CacheStore } from './cache/assessment.cache';
 import { Calibration } from './calibration/calibration.service';
@@ -26,12 +25,17 @@ import {
   JudgmentConfigurableModule,
 } from './judgment.module-definition';
 import {
+  type EngineConnectionOptions,
   type JudgmentModuleExtras,
+  type JudgmentModuleOptions,
   type ResolvedJudgmentExtras,
   type ResolvedJudgmentOptions,
+  isEngineClass,
   resolveJudgmentExtras,
   resolveJudgmentOptions,
 } from './judgment.options';
+import { DiscoveryModule, DiscoveryService, appProvider } from './judgment.discovery';
+import { NamedClass, dependencyFree, namedClassProvider } from './judgment.named-classes';
 import type { DataSource } from 'typeorm';
 import { JudgmentLogger } from './logging/judgment.logger';
 import { AssessmentRecord } from './persistence/assessment-record.entity';
@@ -86,22 +90,6 @@ const SERVICES: Provider[] = [
   RecordRetention,
   ReviewBacklogGauge,
   ResolutionPolicyHost,
-  {
-    provide: APP_RESOLUTION_POLICY,
-    // Looked up once every provider is built: the app's own provider of the class (with the services of its own
-    // module) when it registers one, else built through DI in this module's context (its forRootAsync imports and the
-    // app's global modules); forRootAsync names the class only once its factory ran, hence a lookup, not a provider.
-    useFactory:
-      (options: ResolvedJudgmentOptions, moduleRef: ModuleRef): ResolutionPolicyLookup =>
-      async () => {
-        const cls = options.resolutionPolicy;
-        if (!cls) return null;
-        return (
-          provided<ResolutionPolicy>(moduleRef, cls) ?? construct<ResolutionPolicy>(moduleRef, cls, 'resolutionPolicy')
-        );
-      },
-    inject: [RESOLVED_JUDGMENT_OPTIONS, ModuleRef],
-  },
   ReviewAccess,
   ReviewVotes,
   ReviewResolver,
@@ -112,10 +100,10 @@ const SERVICES: Provider[] = [
   AssessmentCache,
   {
     provide: APP_CACHE_STORE,
-    // CacheModule may be registered in any module of the app, and is only complete once every provider is built:
-    // the cache asks for it on first use.
-    useFactory: (moduleRef: ModuleRef) => () => appCacheStore(moduleRef),
-    inject: [ModuleRef],
+    // CacheModule may be registered in any module of the app: the cache takes the store when the app starts, once
+    // every provider is built.
+    useFactory: (discovery: DiscoveryService) => () => appProvider<CacheStore>(discovery, CACHE_MANAGER, 'CacheModule'),
+    inject: [DiscoveryService],
   },
   Calibration,
   Judge,
@@ -125,21 +113,6 @@ const SERVICES: Provider[] = [
   JudgmentLogger,
   JudgmentChecks,
   JudgmentStartupCheck,
-  {
-    provide: EngineManager,
-    // Engine classes named as drivers are created through DI at startup, so one that cannot be built fails there.
-    useFactory: async (
-      options: ResolvedJudgmentOptions,
-      moduleRef: ModuleRef,
-      logger: JudgmentLogger,
-      limitRedis: { client: object } | undefined,
-    ) => {
-      const engines = new Map<Type<Engine>, Engine>();
-      for (const cls of engineClasses(options)) engines.set(cls, await construct<Engine>(moduleRef, cls, 'driver'));
-      return new EngineManager(options, (cls) => engines.get(cls) as Engine, limitRedis?.client ?? null, logger);
-    },
-    inject: [RESOLVED_JUDGMENT_OPTIONS, ModuleRef, JudgmentLogger, { token: JUDGMENT_LIMIT_REDIS, optional: true }],
-  },
 ];
 
 /**
@@ -172,43 +145,102 @@ export class JudgmentCoreModule extends JudgmentConfigurableModule {
   }
 }
 
-/**
- * An instance of a class the options name, built through DI in this module's context; a class that cannot be built
- * (a missing dependency, a constructor that throws) is InvalidConfiguration naming the option and the class.
- */
-async function construct<T>(moduleRef: ModuleRef, cls: Type<unknown>, option: string): Promise<T> {
-  try {
-    return (await moduleRef.create(cls)) as T;
-  } catch (error) {
-    throw new InvalidConfiguration(
-      `The ${option} ${cls.name} could not be constructed: ${(error as Error)?.message ?? String(error)} ` +
-        'Provide its dependencies (a global module, or the imports of forRootAsync), or give a class that can be built.',
-      { cause: error },
-    );
-  }
-}
-
-/** The app's own instance of `cls` when it registers the class as a provider; null when it does not (Nest's not-found). */
-function provided<T>(moduleRef: ModuleRef, cls: Type<unknown>): T | null {
-  try {
-    return moduleRef.get(cls, { strict: false }) as T;
-  } catch (error) {
-    if ((error as Error)?.constructor?.name === 'UnknownElementException') return null;
-    throw error;
-  }
-}
-
 /** The token `@nestjs/cache-manager` registers CacheModule's store under. */
 const CACHE_MANAGER = 'CACHE_MANAGER';
 
-/** The app's CacheModule store, or null when it registers none (only Nest's "not found" is taken as absence). */
-function appCacheStore(moduleRef: ModuleRef): CacheStore | null {
-  try {
-    return moduleRef.get<CacheStore>(CACHE_MANAGER, { strict: false });
-  } catch (error) {
-    if ((error as Error)?.constructor?.name === 'UnknownElementException') return null;
-    throw error;
-  }
+/**
+ * The providers of the classes the options name, each built through DI from the class given when the module is
+ * declared: forRoot() names them in its options, forRootAsync() beside useFactory (`resolutionPolicy`,
+ * `driverClasses`), as @nestjs/graphql's forRootAsync takes its `driver`. Their dependencies come from this module's
+ * context (the app's global modules, forRootAsync's imports).
+ */
+function namedClassProviders(extras: JudgmentModuleExtras, resolved: ResolvedJudgmentExtras): Provider[] {
+  const drivers = [...new Set([...resolved.driverClasses, ...engineClassesOf(extras as JudgmentModuleOptions)])];
+  const policy = resolved.resolutionPolicy;
+  const driverTokens = drivers.map((cls) => Symbol(`JudgmentDriver(${cls.name})`));
+  const policyToken = Symbol(`JudgmentResolutionPolicy(${policy?.name ?? 'none'})`);
+  return [
+    ...drivers.map((cls, index) => namedClassProvider(driverTokens[index], cls, 'driver')),
+    ...(policy ? [namedClassProvider(policyToken, policy, 'resolutionPolicy')] : []),
+    {
+      provide: EngineManager,
+      // Engine classes named as drivers are built at startup, so one that cannot be built fails there.
+      useFactory: (
+        options: ResolvedJudgmentOptions,
+        logger: JudgmentLogger,
+        limitRedis: { client: object } | undefined,
+        ...named: NamedClass<Engine>[]
+      ) => {
+        const engines = new Map(named.map((recipe) => [recipe.cls, recipe.build()] as const));
+        for (const [connection, config] of Object.entries(options.connections)) {
+          const driver = config?.driver;
+          if (isEngineClass(driver) && !engines.has(driver)) {
+            const recipe = dependencyFree(driver, 'driver');
+            if (!recipe) {
+              throw undeclared(
+                `The connection ${connection} names the driver ${driver.name}, which`,
+                `driverClasses: [${driver.name}]`,
+              );
+            }
+            engines.set(driver, recipe.build());
+          }
+        }
+        return new EngineManager(options, (cls) => engines.get(cls) as Engine, limitRedis?.client ?? null, logger);
+      },
+      inject: [
+        RESOLVED_JUDGMENT_OPTIONS,
+        JudgmentLogger,
+        { token: JUDGMENT_LIMIT_REDIS, optional: true },
+        ...driverTokens,
+      ],
+    },
+    {
+      provide: APP_RESOLUTION_POLICY,
+      // Asked when the app starts, once every provider is built: the app's own provider of the class (with the
+      // services of its own module) when it registers one, else the class built here (a class only forRootAsync's
+      // factory names is built only when it needs nothing from DI).
+      useFactory: (
+        options: ResolvedJudgmentOptions,
+        discovery: DiscoveryService,
+        built: NamedClass<ResolutionPolicy> | undefined,
+      ): ResolutionPolicyLookup => {
+        const cls = options.resolutionPolicy;
+        return async () => {
+          if (!cls) return null;
+          const own = appProvider<ResolutionPolicy>(discovery, cls, `The resolutionPolicy ${cls.name}`);
+          if (own) return own;
+          const recipe =
+            cls === built?.cls
+              ? built
+              : dependencyFree<ResolutionPolicy>(cls as Type<ResolutionPolicy>, 'resolutionPolicy');
+          if (!recipe) throw undeclared(`The resolutionPolicy ${cls.name}`, `resolutionPolicy: ${cls.name}`);
+          return recipe.build();
+        };
+      },
+      inject: [RESOLVED_JUDGMENT_OPTIONS, DiscoveryService, { token: policyToken, optional: true }],
+    },
+  ];
+}
+
+/**
+ * A class forRootAsync()'s factory names, not given beside useFactory, that needs services from DI: DI prepares the
+ * classes it builds when the module is declared, before the factory runs. `fix` is the static option that names it.
+ */
+function undeclared(named: string, fix: string): InvalidConfiguration {
+  return new InvalidConfiguration(
+    `${named} came from the factory of JudgmentModule.forRootAsync() and needs services from DI, but DI builds the ` +
+      'classes the options name from those given when the module is declared. Give it beside useFactory: ' +
+      `JudgmentModule.forRootAsync({ ${fix}, useFactory, ... }).`,
+  );
+}
+
+/** The Engine classes forRoot()'s connections name as their driver (none for forRootAsync: its factory has them). */
+function engineClassesOf(options: JudgmentModuleOptions): Type<Engine>[] {
+  const engines: unknown = options.engines;
+  if (engines === null || typeof engines !== 'object') return [];
+  return Object.values(engines)
+    .map((connection) => (connection as EngineConnectionOptions | null)?.driver)
+    .filter(isEngineClass);
 }
 
 /** The app's DataSource the records live in, optional: without one persistence must be disabled. */
@@ -219,16 +251,6 @@ function dataSourceProvider(name: string | false | undefined): Provider {
     useFactory: (dataSource?: DataSource) => (dataSource ? declareTimeZones(dataSource) : null),
     inject: [{ token: getDataSourceToken(name), optional: true }],
   };
-}
-
-/** The Engine classes the connections name as their driver. */
-function engineClasses(options: ResolvedJudgmentOptions): Set<Type<Engine>> {
-  const classes = new Set<Type<Engine>>();
-  for (const connection of Object.values(options.connections)) {
-    const driver = connection?.driver;
-    if (typeof driver === 'function' && typeof driver.prototype?.answer === 'function') classes.add(driver);
-  }
-  return classes;
 }
 
 /** The core's providers around the options provider `definition` holds; its extras decide what is imported. */
@@ -245,12 +267,13 @@ function withServices(definition: DynamicModule, extras: JudgmentModuleExtras): 
   return {
     ...definition,
     global: true,
-    imports: [...(definition.imports ?? []), JudgmentRegistryModule, ...typeorm, ...queue.imports],
+    imports: [...(definition.imports ?? []), DiscoveryModule, JudgmentRegistryModule, ...typeorm, ...queue.imports],
     providers: [
       ...(definition.providers ?? []),
       { provide: JUDGMENT_EXTRAS, useValue: resolved },
       dataSourceProvider(resolved.dataSource),
       ...SERVICES,
+      ...namedClassProviders(extras, resolved),
       ...queue.providers,
     ],
     exports: [...JUDGMENT_EXPORTS],

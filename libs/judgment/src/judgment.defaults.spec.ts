@@ -93,7 +93,7 @@ describe("the README's Configuration tables", () => {
         given.has(option) ||
         option.startsWith('queue.') ||
         resolved.includes(root) ||
-        ['dataSource', 'queue'].includes(root);
+        ['dataSource', 'queue', 'driverClasses'].includes(root);
       expect({ option, known }).toEqual({ option, known: true });
     }
   });

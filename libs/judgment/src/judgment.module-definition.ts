@@ -10,5 +10,8 @@ export const {
   ASYNC_OPTIONS_TYPE: JUDGMENT_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<JudgmentModuleOptions>({ moduleName: 'Judgment' })
   .setClassMethodName('forRoot')
-  .setExtras<JudgmentModuleExtras>({ queue: undefined, dataSource: undefined }, (definition) => definition)
+  .setExtras<JudgmentModuleExtras>(
+    { queue: undefined, dataSource: undefined, resolutionPolicy: undefined, driverClasses: undefined },
+    (definition) => definition,
+  )
   .build();

@@ -155,7 +155,10 @@ export interface JudgmentModuleOptions {
   persistence?: PersistenceOptions;
   /** Write the package's log lines (default true). */
   log?: boolean;
-  /** Who may resolve Reviews: a class implementing ResolutionPolicy, instantiated through DI. None refuses everyone. */
+  /**
+   * Who may resolve Reviews: a class implementing ResolutionPolicy (the app's own provider of it when it registers
+   * one, else instantiated through DI). None refuses everyone. Static: with `forRootAsync()`, give it beside useFactory.
+   */
   resolutionPolicy?: Type<unknown>;
   calibration?: CalibrationOptions;
   /** Where the connections' `limits` are counted, and how long inline calls wait for a slot. */
@@ -236,12 +239,25 @@ export interface JudgmentQueueOptions {
   outage?: { retryFor?: number; delay?: number; maxDelay?: number };
 }
 
-/** Static options of `JudgmentModule.forRoot()`: they decide which modules are imported, so they cannot be async. */
+/**
+ * Static options of `JudgmentModule.forRoot()`: they decide which modules are imported and which classes DI builds,
+ * so they cannot come from an async factory. With `forRootAsync()` they sit beside `useFactory`.
+ */
 export interface JudgmentModuleExtras {
   /** BullMQ queueing (off by default: `dispatch()` runs inline). */
   queue?: JudgmentQueueOptions;
   /** The TypeORM data source name, or false when the app has no TypeORM (then persistence must be disabled). */
   dataSource?: string | false;
+  /**
+   * The ResolutionPolicy class (see the option of the same name). DI builds it from the class given when the module
+   * is declared, so with `forRootAsync()` it sits beside `useFactory`, not in what the factory returns.
+   */
+  resolutionPolicy?: Type<unknown>;
+  /**
+   * The Engine classes the connections of `forRootAsync()`'s factory name as their `driver`: DI builds them from the
+   * classes given when the module is declared. `forRoot()` finds them in `engines` itself.
+   */
+  driverClasses?: Type<Engine>[];
 }
 
 /** The persistence options with their defaults applied. */
@@ -303,6 +319,10 @@ export interface ResolvedJudgmentExtras {
   readonly queue: ResolvedQueueOptions;
   /** The TypeORM data source name (undefined: the default one), or false for none. */
   readonly dataSource: string | false | undefined;
+  /** The ResolutionPolicy class given statically, or null. */
+  readonly resolutionPolicy: Type<object> | null;
+  /** The Engine classes given statically (`driverClasses`). */
+  readonly driverClasses: readonly Type<Engine>[];
 }
 
 /**
@@ -365,7 +385,10 @@ export function resolveJudgmentOptions(
     log: flag(given.log, 'log', defaults.log),
     strictEvidencePaths: flag(given.strictEvidencePaths, 'strictEvidencePaths', defaults.strictEvidencePaths),
     maxEvidenceBytes: maxEvidenceBytes(given.maxEvidenceBytes),
-    resolutionPolicy: resolutionPolicy(given.resolutionPolicy),
+    // forRoot() hands it over with the static extras; forRootAsync()'s factory may return it too (the module's wiring
+    // refuses one that differs from the class given beside useFactory).
+    resolutionPolicy:
+      given.resolutionPolicy === undefined ? extras.resolutionPolicy : resolutionPolicy(given.resolutionPolicy),
     calibration: Object.freeze({
       concurrency: calibrationConcurrency(calibration.concurrency),
       lock: calibrationLock(calibration.lock),
@@ -397,7 +420,12 @@ export function resolveJudgmentExtras(extras: JudgmentModuleExtras): ResolvedJud
       `The module option dataSource must be the name of a TypeORM data source, or false for none; got ${describe(dataSource)}.`,
     );
   }
-  return Object.freeze({ queue: resolveQueueOptions(extras.queue), dataSource });
+  return Object.freeze({
+    queue: resolveQueueOptions(extras.queue),
+    dataSource,
+    resolutionPolicy: resolutionPolicy(extras.resolutionPolicy),
+    driverClasses: driverClasses(extras.driverClasses),
+  });
 }
 
 /** Applies the queue defaults; attempts and concurrency are whole numbers of at least 1. */
@@ -509,6 +537,24 @@ function resolutionPolicy(value: unknown): Type<object> | null {
     );
   }
   return value as Type<object>;
+}
+
+function driverClasses(value: unknown): readonly Type<Engine>[] {
+  if (value === undefined || value === null) return Object.freeze([]);
+  for (const cls of Array.isArray(value) ? value : [value]) {
+    if (!Array.isArray(value) || !isEngineClass(cls)) {
+      throw new InvalidConfiguration(
+        'The module extra driverClasses must be a list of Engine classes (classes with an answer(request) method), ' +
+          `e.g. [KeywordEngine]; got ${describe(cls)}.`,
+      );
+    }
+  }
+  return Object.freeze([...(value as Type<Engine>[])]);
+}
+
+/** Whether `value` is a class whose instances answer like an Engine (what a connection's `driver` may name). */
+export function isEngineClass(value: unknown): value is Type<Engine> {
+  return typeof value === 'function' && typeof value.prototype?.answer === 'function';
 }
 
 function maxEvidenceBytes(value: unknown): number {

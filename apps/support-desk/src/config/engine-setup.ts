@@ -1,4 +1,4 @@
-import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { type JudgmentModuleOptions, judgmentOptionsFromEnv } from 'nestjs-judgment';
 import {
   type JevSimulator,
@@ -9,44 +9,64 @@ import {
 import type { Env } from './support-desk.config';
 
 /**
- * The Judgment module options from the environment (`judgmentOptionsFromEnv`). In the embedded default — the jev
- * connection is the default one and TYPESAFE_API_KEY is not set — it starts the Jev simulator in-process on a free
- * loopback port and points the jev connection at it, so the real Jev driver runs over real HTTP (a loopback url needs
- * no key). Likewise with JUDGMENT_ENGINE=openai and no OPENAI_BASE_URL: the simulator's OpenAI mode answers the openai
- * connection (its model, unless JUDGMENT_OPENAI_MODEL names one). The simulator stops when the app closes.
+ * The Judgment module options from the environment (`judgmentOptionsFromEnv`), with both connections the demo asks:
+ * `jev`, and `openai`, the cheap first tier of post-moderation's escalation cascade (openai, then jev). Without
+ * TYPESAFE_API_KEY it starts the Jev simulator in-process on a free loopback port and points the jev connection at it,
+ * so the real Jev driver runs over real HTTP (a loopback url needs no key); without OPENAI_BASE_URL it starts the
+ * simulator's OpenAI mode likewise for the openai connection (its model, unless JUDGMENT_OPENAI_MODEL names one).
+ * JUDGMENT_ENGINE picks the default connection of the other Judgments (jev unless set). The simulators stop when the
+ * app closes.
  */
 export class EngineSetup implements OnApplicationShutdown {
   private constructor(
     readonly options: JudgmentModuleOptions,
-    /** The in-process simulator, or null when a real Engine (or another connection) is configured. */
-    readonly simulator: JevSimulator | OpenAiSimulator | null,
+    /** The in-process simulators, each null when its connection points elsewhere. */
+    readonly simulators: { readonly jev: JevSimulator | null; readonly openai: OpenAiSimulator | null },
   ) {}
 
   static async start(env: Env): Promise<EngineSetup> {
     const options = judgmentOptionsFromEnv(env);
-    const engine = options.engine ?? 'jev';
-    if (engine === 'openai' && !env.OPENAI_BASE_URL?.trim()) {
-      const simulator = await startOpenAiSimulator({ logRequests: false });
-      const openai = { ...options.engines?.openai, url: simulator.url };
-      openai.model ??= simulator.model;
-      return new EngineSetup({ ...options, engines: { ...options.engines, openai } }, simulator);
+    const jev = connectionFromEnv(env, 'jev');
+    const openai = connectionFromEnv(env, 'openai');
+    const jevSimulator = env.TYPESAFE_API_KEY?.trim() ? null : await startJevSimulator({ logRequests: false });
+    if (jevSimulator) jev.url = jevSimulator.url;
+    const openAiSimulator = env.OPENAI_BASE_URL?.trim() ? null : await startOpenAiSimulator({ logRequests: false });
+    if (openAiSimulator) {
+      openai.url = openAiSimulator.url;
+      openai.model ??= openAiSimulator.model;
+      if (!jevSimulator) {
+        new Logger('EngineSetup').warn(
+          "post-moderation's first tier asks the simulator's OpenAI mode in-process (no OPENAI_BASE_URL set): its " +
+            'answers mean nothing. Set OPENAI_BASE_URL (and OPENAI_API_KEY) to ask a real OpenAI-compatible model.',
+        );
+      }
     }
-    const embedded = engine === 'jev' && !env.TYPESAFE_API_KEY?.trim();
-    if (!embedded) return new EngineSetup(options, null);
-    const simulator = await startJevSimulator({ logRequests: false });
-    const engines = { ...options.engines, jev: { ...options.engines?.jev, url: simulator.url } };
-    return new EngineSetup({ ...options, engines }, simulator);
+    const engines = { ...options.engines, jev, openai };
+    return new EngineSetup({ ...options, engines }, { jev: jevSimulator, openai: openAiSimulator });
   }
 
-  /** Where the default connection points: the simulator's URL, or the configured one. */
-  get engineUrl(): string | null {
-    const url = this.options.engines?.[this.options.engine ?? 'jev']?.url;
+  /** The default connection's name (JUDGMENT_ENGINE, else jev). */
+  get engine(): string {
+    return this.options.engine ?? 'jev';
+  }
+
+  /** Where a connection points (default: the default one): a simulator's URL, or the configured one. */
+  engineUrl(connection = this.engine): string | null {
+    const url = this.options.engines?.[connection]?.url;
     return typeof url === 'string' ? url : null;
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.simulator?.stop();
+    await Promise.all([this.simulators.jev?.stop(), this.simulators.openai?.stop()]);
   }
+}
+
+/** The options of one Engine connection. */
+type ConnectionOptions = NonNullable<JudgmentModuleOptions['engines']>[string];
+
+/** One built-in connection as the environment configures it, also when the environment does not name it. */
+function connectionFromEnv(env: Env, name: 'jev' | 'openai'): ConnectionOptions {
+  return { ...judgmentOptionsFromEnv({ ...env, JUDGMENT_ENGINE: name }).engines![name] };
 }
 
 /** Provides EngineSetup (started once per app) to `JudgmentModule.forRootAsync`. */

@@ -3,8 +3,9 @@ import type { CreateRefundDto } from '../refunds/create-refund.dto';
 import type { CreateTicketDto } from '../tickets/create-ticket.dto';
 
 /**
- * The demo's cases. The `[[...]]` markers steer the Jev simulator's answers (e.g. `[[abusive=0.9]]` puts 0.9 on
- * "abusive"), so the run shows a realistic mix: automatic approvals and rejections, and cases sent to Review.
+ * The demo's cases. The `[[...]]` markers steer the simulators' answers (e.g. `[[abusive=0.9]]` puts 0.9 on
+ * "abusive"), so the run shows a realistic mix: automatic approvals and rejections, cases a cascade escalates, and
+ * cases sent to Review.
  * A real Engine ignores them like any other text.
  */
 export const DEMO_REFUNDS: ReadonlyArray<CreateRefundDto & { dispatch?: boolean }> = [
@@ -54,7 +55,12 @@ export const DEMO_TICKETS: readonly CreateTicketDto[] = [
 
 export const DEMO_POSTS: readonly CreatePostDto[] = [
   { author: 'marta', body: 'The new release notes are great, thanks for the dark mode! [[p=0.03]]' },
-  { author: 'promo4u', body: 'BUY 10,000 FOLLOWERS NOW at cheap-followers.example!!! [[harms.spam=0.96]] [[p=0.05]]' },
+  // The cheap first tier (the simulator's OpenAI mode) reads [[harms.spam=0.6]], in the Review band, so Jev is asked;
+  // Jev reads the more specific [[noul:harms.spam=0.96]] (markers with a type prefix steer the Jev wire only).
+  {
+    author: 'promo4u',
+    body: 'BUY 10,000 FOLLOWERS NOW at cheap-followers.example!!! [[harms.spam=0.6]] [[noul:harms.spam=0.96]] [[p=0.05]]',
+  },
   {
     author: 'kev',
     body: 'Whoever wrote this feature is clueless and should be taught a lesson. [[harms.harassment=0.6]] [[p=0.1]]',

@@ -3,8 +3,17 @@ import { Harm } from './harm';
 import { PostModerationDecision } from './post-moderation.decision';
 import { Post } from './post.entity';
 
-/** Which harms, if any, does this post contain? Each harm is an independent Likelihood. */
-@Judgment({ name: 'post-moderation', decision: () => PostModerationDecision })
+/**
+ * Which harms, if any, does this post contain? Each harm is an independent Likelihood. An escalation cascade: the
+ * cheap OpenAI-compatible connection is asked first; a post it leaves in the Decision's Review band (`hold`) is asked
+ * of Jev instead of going to a moderator, and only what Jev leaves there is held. Both tiers decide with the
+ * Decision's own thresholds, the ones the demo's calibration lock vouches for under either model.
+ */
+@Judgment({
+  name: 'post-moderation',
+  decision: () => PostModerationDecision,
+  cascade: [{ connection: 'openai' }, { connection: 'jev' }],
+})
 export class PostModeration implements Judgment {
   constructor(readonly post: Post) {}
 

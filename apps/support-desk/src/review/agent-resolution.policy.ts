@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AssessmentRecord, ResolutionPolicy, Reviewer } from 'nestjs-judgment';
 import { Agents } from './agents';
 
-/** Only the support desk's agents may resolve Reviews (named in `JudgmentModule.forRoot({ resolutionPolicy })`). */
+/** Only the support desk's agents may resolve Reviews (named in `JudgmentModule.forRootAsync({ resolutionPolicy })`). */
 @Injectable()
 export class AgentResolutionPolicy implements ResolutionPolicy {
   constructor(private readonly agents: Agents) {}

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { EncodedAnswers } from '../assessment/assessment';
 import { fingerprint } from '../fingerprint/fingerprint';
@@ -35,19 +35,25 @@ export interface CacheStore {
 
 /**
  * The token the module's wiring provides the app's CacheModule store under: a function giving the store, or null when
- * the app registers no CacheModule. A function, because the app's store is only known once every provider is built.
+ * the app registers no CacheModule. A function, because the app's store is only known once every provider is built:
+ * the cache asks for it when the app starts.
  */
 export const APP_CACHE_STORE = Symbol('APP_CACHE_STORE');
 
 /** Opt-in Assessment cache: the app's CacheModule store when it registers one, else an in-process store. */
 @Injectable()
-export class AssessmentCache {
+export class AssessmentCache implements OnModuleInit {
   private resolved?: CacheStore;
 
   constructor(
     @Optional() @Inject(APP_CACHE_STORE) private readonly appStore: (() => CacheStore | null) | null,
     private readonly logger: JudgmentLogger,
   ) {}
+
+  /** Takes the app's store (or the in-process one) when the app starts. */
+  onModuleInit(): void {
+    this.store();
+  }
 
   key(parts: CacheKeyParts): string {
     return (

@@ -1,6 +1,11 @@
 import { InvalidCalibrationLock } from '../errors';
-import { type CalibrationLock, type LockedDecision, type LockedIdentity } from '../lock/calibration-lock';
-import type { CalibrationReport, CalibrationResult } from './calibration.report';
+import {
+  type CalibrationLock,
+  type LockedDecision,
+  type LockedIdentity,
+  type LockedTier,
+} from '../lock/calibration-lock';
+import type { CalibrationReport, CalibrationResult, CascadeTierContext } from './calibration.report';
 
 /**
  * The lock with a calibration run's figures: per Decision × version, the entry is replaced by the identities this run
@@ -24,9 +29,11 @@ export function lockCalibration(lock: CalibrationLock, report: CalibrationReport
   let updated = lock;
   for (const results of byDecision.values()) {
     const { decision, decisionVersion } = results[0].identity;
+    const cascade = lockedCascade(lock, context.cascade ?? null, decision);
     const entry: LockedDecision = {
       decision,
       version: decisionVersion,
+      ...(cascade === null ? {} : { cascade }),
       thresholds: context.thresholds[decision] ?? null,
       identities: results.map((result): LockedIdentity => {
         const source = context.connections[result.identity.model] ?? null;
@@ -58,6 +65,35 @@ export function lockCalibration(lock: CalibrationLock, report: CalibrationReport
     updated = updated.with(context.judgment, entry);
   }
   return updated;
+}
+
+/**
+ * The cascade's tiers as the lock records them, for the cascade's Decision (null for another Decision, or without a
+ * cascade). A tier that answered no case has no model to vouch for: the lock is not written.
+ */
+function lockedCascade(
+  lock: CalibrationLock,
+  cascade: readonly CascadeTierContext[] | null,
+  decision: string,
+): LockedTier[] | null {
+  if (cascade === null || cascade.length === 0 || cascade[0].decision !== decision) return null;
+  return cascade.map((tier, index) => {
+    if (tier.model === null) {
+      throw new InvalidCalibrationLock(
+        lock.file,
+        null,
+        `cannot record tier ${index + 1} ("${tier.connection}") of the cascade: it answered no case, so there is no ` +
+          'model to vouch for. Check the connection (`judgment probe`) and run the calibration again.',
+      );
+    }
+    return {
+      tier: index + 1,
+      connection: tier.connection,
+      driver: tier.driver,
+      model: tier.model,
+      thresholds: tier.thresholds,
+    };
+  });
 }
 
 function round(value: number): number {

@@ -129,6 +129,21 @@ export interface CalibrationContext {
   readonly thresholds: Readonly<Record<string, Readonly<Record<string, number>> | null>>;
   /** When the run ended (ISO 8601). */
   readonly calibratedAt: string;
+  /**
+   * The Judgment's escalation cascade as asked, tier by tier: the connection, its driver, the model it answered with
+   * (null when it answered no case) and the thresholds its answers were decided with; absent without a cascade.
+   */
+  readonly cascade?: readonly CascadeTierContext[] | null;
+}
+
+/** One tier of a calibrated cascade, as the lock records it. */
+export interface CascadeTierContext {
+  /** The Decision the cascade decides with (other Decisions measured beside it are not the cascade's). */
+  readonly decision: string;
+  readonly connection: string;
+  readonly driver: string | null;
+  readonly model: string | null;
+  readonly thresholds: Readonly<Record<string, number>> | null;
 }
 
 /** A temperature fitted to one connection and model's labelled Likelihood answers (`fitTemperature()`). */

@@ -9,7 +9,8 @@ import { JudgmentRegistry, isJudgmentClass } from '../registry/judgment.registry
 import { BULK_LIMITS, type Engine } from '../engines/engine.interface';
 import { EngineManager } from '../engines/engine.manager';
 import { EngineFailed, InvalidCalibration, InvalidSuggestion, NoDefaultDecision } from '../errors';
-import { decisionThresholds } from '../decision/thresholds';
+import { type Thresholds, decisionThresholds, withThresholds } from '../decision/thresholds';
+import type { CascadeTier } from '../definition/cascade';
 import { checkEvidenceSize, prepareEvidence } from '../definition/evidence';
 import { fingerprint } from '../fingerprint/fingerprint';
 import { ask } from '../judge/ask';
@@ -19,14 +20,22 @@ import { RecordWriter } from '../persistence/record.writer';
 import { type QuestionMap, readQuestions } from '../questions/question';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
 import { mapBounded } from './bounded';
-import type { CalibrationIdentity, CalibrationReport } from './calibration.report';
+import type { CalibrationIdentity, CalibrationReport, CascadeTierContext } from './calibration.report';
 import {
-  CalibrationSuggestion,
   type SuggestOptions,
   type SuggestionCase,
+  candidateGrid,
   checkSuggestOptions,
+  declaredBands,
   suggestThresholds,
 } from './threshold-suggestion';
+import { DEFAULT_CASCADE_GRID_STEP } from './cascade-suggestion';
+import { CalibrationSuggestion } from './calibration-suggestion';
+import {
+  type CascadeThresholdSuggestion,
+  type CascadeTierAnswers,
+  suggestCascadeThresholds,
+} from './cascade-calibration';
 import { CalibrationTally, likelihoodKeys, measuresOf } from './calibration.tally';
 import { type LoadedCases, datasetCases, resolutionCases } from './case-sources';
 import { LabelledCase } from './labelled-case';
@@ -102,7 +111,21 @@ interface MeasuredAnswer<J extends Judgment> {
 interface Measured<J extends Judgment> {
   readonly report: CalibrationReport;
   readonly decisions: readonly ResolvedDecision[];
+  /** Per connection asked (per tier of a cascade), then per case: `answers[connection × cases + case]`. */
   readonly answers: readonly MeasuredAnswer<J>[];
+  /** The cases' count (each connection asked each case once). */
+  readonly cases: number;
+  /** The cascade asked tier by tier, or null. */
+  readonly cascade: CalibratedCascade | null;
+}
+
+/** The Judgment's escalation cascade as a calibration asks it: each tier's connection and Decision. */
+interface CalibratedCascade {
+  readonly tiers: readonly CascadeTier[];
+  /** The cascade's Decision, as the measured Decisions hold it. */
+  readonly decision: ResolvedDecision;
+  /** Per tier, the Decision deciding with that tier's thresholds. */
+  readonly tierDecisions: readonly Decision[];
 }
 
 interface ResolvedDecision {
@@ -264,6 +287,8 @@ export class CalibrationBuilder<J extends Judgment> {
         );
       }
     }
+    const cascade = this.cascade(judgmentName(this.plan.judgment));
+    if (cascade) this.checkCascadeSuggestion(cascade, target);
     // The review load is checked at the Judgment's recorded traffic, read before any Engine is asked.
     const held =
       target.maxReviewsPerDay !== undefined && target.traffic === undefined
@@ -273,6 +298,9 @@ export class CalibrationBuilder<J extends Judgment> {
           }
         : target;
     const measured = await this.measure(options);
+    if (measured.cascade) {
+      return new CalibrationSuggestion(measured.report, [], this.cascadeSuggestion(measured.cascade, measured, held));
+    }
     const suggestions = measured.decisions.flatMap((decision, position) => {
       const groups = new Map<string, { identity: CalibrationIdentity; cases: SuggestionCase[] }>();
       for (const answer of measured.answers) {
@@ -319,9 +347,21 @@ export class CalibrationBuilder<J extends Judgment> {
       prepare(labelled, index, decisions, this.services.maxEvidenceBytes),
     );
 
-    const connections = this.plan.engines ?? [null];
-    const tasks = connections.flatMap((connection) =>
-      prepared.map((item) => ({ item, engine: this.engine(connection, item.labelled.judgment) })),
+    // A cascade is asked tier by tier (unless other connections are named): each tier decides with its thresholds.
+    const cascade = this.cascade(name, decisions);
+    const connections = cascade ? cascade.tiers.map((tier) => tier.connection) : (this.plan.engines ?? [null]);
+    const decisionsOf = (tier: number | null): ResolvedDecision[] =>
+      cascade === null || tier === null
+        ? decisions
+        : decisions.map((decision) =>
+            decision === cascade.decision ? { ...decision, instance: cascade.tierDecisions[tier] } : decision,
+          );
+    const tasks = connections.flatMap((connection, tier) =>
+      prepared.map((item) => ({
+        item,
+        engine: this.engine(connection, item.labelled.judgment),
+        decisions: decisionsOf(cascade ? tier : null),
+      })),
     );
     options.onStart?.(
       new Map(
@@ -333,7 +373,7 @@ export class CalibrationBuilder<J extends Judgment> {
     const answered = await mapBounded(
       tasks,
       this.plan.concurrency,
-      async ({ item, engine }): Promise<AnsweredCase<J> | EngineFailed> => {
+      async ({ item, engine, decisions: deciding }): Promise<AnsweredCase<J> | EngineFailed> => {
         let assessment: Assessment<J>;
         try {
           // Bulk work: within the connection's limits it uses only its share of each window, so live calls go first.
@@ -348,7 +388,7 @@ export class CalibrationBuilder<J extends Judgment> {
           throw error;
         }
         const outcomes: Outcome[] = [];
-        for (const decision of decisions) outcomes.push(await decideCase(assessment, decision, item.index));
+        for (const decision of deciding) outcomes.push(await decideCase(assessment, decision, item.index));
         return { assessment, outcomes };
       },
       (done) => options.onProgress?.(done, tasks.length),
@@ -371,6 +411,7 @@ export class CalibrationBuilder<J extends Judgment> {
         decisions.map((decision) => [decision.metadata.name, decisionThresholds(decision.instance)]),
       ),
       calibratedAt: new Date().toISOString(),
+      cascade: cascade && this.cascadeContext(cascade, answered, prepared.length),
     };
     const answers: MeasuredAnswer<J>[] = [];
     const tally = new CalibrationTally();
@@ -413,14 +454,132 @@ export class CalibrationBuilder<J extends Judgment> {
       });
     }
     const report = tally.report(skipped, context);
-    if (!this.plan.fitTemperature) return { report, decisions, answers };
+    if (!this.plan.fitTemperature) return { report, decisions, answers, cases: prepared.length, cascade };
     const assessed = tasks.flatMap(({ item }, index) => {
       const answer = answered[index];
       return answer instanceof EngineFailed
         ? []
         : [{ provenance: answer.assessment.provenance, truth: item.labelled.truth }];
     });
-    return { report: report.withTemperatures(fitTemperatures(assessed)), decisions, answers };
+    return {
+      report: report.withTemperatures(fitTemperatures(assessed)),
+      decisions,
+      answers,
+      cases: prepared.length,
+      cascade,
+    };
+  }
+
+  /**
+   * The Judgment's escalation cascade as this calibration asks it, or null: without one, or when other connections
+   * are named (`engines()`: each is then measured on its own).
+   */
+  private cascade(name: string, decisions = this.resolveDecisions(name)): CalibratedCascade | null {
+    const metadata = judgmentMetadata(this.plan.judgment);
+    if (!metadata.cascade || this.plan.engines !== null) return null;
+    const decision = decisions.find((d) => d.instance.constructor === metadata.decision);
+    if (!decision) return null;
+    const declared = decisionThresholds(decision.instance);
+    const tierDecisions = metadata.cascade.map((tier) => {
+      const own = (tier.thresholds ?? {}) as Thresholds;
+      return declared === null || Object.keys(own).length === 0
+        ? decision.instance
+        : withThresholds(decision.instance, { ...declared, ...own });
+    });
+    return { tiers: metadata.cascade, decision, tierDecisions };
+  }
+
+  /**
+   * What a cascade suggestion can be refused for before any Engine is asked: another Decision than the cascade's, a
+   * tier without a price when the cost is minimised, a grid or band naming a threshold the Decision does not declare.
+   */
+  private checkCascadeSuggestion(cascade: CalibratedCascade, target: SuggestOptions): void {
+    const name = judgmentName(this.plan.judgment);
+    const { metadata } = cascade.decision;
+    if (
+      this.plan.decisions !== null &&
+      this.plan.decisions.some((cls) => cls !== cascade.decision.instance.constructor)
+    ) {
+      throw new InvalidSuggestion(
+        `${name} declares an escalation cascade deciding with ${metadata.name}: a suggestion chooses its tiers' ` +
+          `thresholds for that Decision only. Leave out the other Decisions (--decision), or name one connection ` +
+          '(--engine) to calibrate it alone.',
+      );
+    }
+    cascade.tiers.forEach((tier, index) => {
+      const where = `${metadata.name} (tier ${index + 1}, "${tier.connection}")`;
+      const thresholds = decisionThresholds(cascade.tierDecisions[index]) as Thresholds;
+      candidateGrid(where, thresholds, target.grid, DEFAULT_CASCADE_GRID_STEP);
+      if (target.reviewBands) declaredBands(where, thresholds, target.reviewBands);
+      if ((target.objective ?? 'cost') === 'cost' && this.services.engines.price(tier.connection) === null) {
+        throw new InvalidSuggestion(
+          `Tier ${index + 1} of ${name} ("${tier.connection}") declares no price, so the cost per decision cannot be ` +
+            `minimised: declare engines.${tier.connection}.price (e.g. { inputPerMillion: 0.15, outputPerMillion: ` +
+            '0.6 } or { perRequest: 0.001 }), or ask for the fewest reviews instead (--objective review). No Engine ' +
+            'was asked.',
+        );
+      }
+    });
+  }
+
+  /** Each tier as the lock records it: its connection, driver, the model it answered with, its thresholds. */
+  private cascadeContext(
+    cascade: CalibratedCascade,
+    answered: readonly (AnsweredCase<J> | EngineFailed)[],
+    cases: number,
+  ): CascadeTierContext[] {
+    return cascade.tiers.map((tier, index) => {
+      const first = answered
+        .slice(index * cases, (index + 1) * cases)
+        .find((answer): answer is AnsweredCase<J> => !(answer instanceof EngineFailed));
+      return {
+        decision: cascade.decision.metadata.name,
+        connection: tier.connection,
+        driver: this.driverOf(tier.connection),
+        model: first?.assessment.provenance.model ?? null,
+        thresholds: decisionThresholds(cascade.tierDecisions[index]),
+      };
+    });
+  }
+
+  /** The cascade's thresholds chosen together from the measured answers (no further Engine call). */
+  private cascadeSuggestion(
+    cascade: CalibratedCascade,
+    measured: Measured<J>,
+    options: SuggestOptions,
+  ): CascadeThresholdSuggestion {
+    const position = measured.decisions.indexOf(cascade.decision);
+    const tiers = cascade.tiers.map((tier, index): CascadeTierAnswers => {
+      const answers = measured.answers.slice(index * measured.cases, (index + 1) * measured.cases);
+      const assessments = answers.map(({ answered }) =>
+        answered instanceof EngineFailed ? null : answered.assessment,
+      );
+      return {
+        connection: tier.connection,
+        driver: this.driverOf(tier.connection),
+        model: assessments.find((a) => a !== null)?.provenance.model ?? null,
+        price: this.services.engines.price(tier.connection),
+        thresholds: decisionThresholds(cascade.tierDecisions[index]) as Thresholds,
+        answers: assessments,
+      };
+    });
+    const expected = measured.answers.slice(0, measured.cases).map((answer) => answer.expected[position]);
+    return suggestCascadeThresholds(
+      judgmentName(this.plan.judgment),
+      cascade.decision.instance,
+      cascade.decision.metadata,
+      tiers,
+      expected,
+      options,
+    );
+  }
+
+  private driverOf(connection: string): string | null {
+    try {
+      return this.services.engines.describe(connection).driver;
+    } catch {
+      return null;
+    }
   }
 
   private with(changes: Partial<CalibrationPlan<J>>): CalibrationBuilder<J> {

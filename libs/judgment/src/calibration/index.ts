@@ -3,8 +3,8 @@
 // signal-collapse guard's event.
 export { Calibration, type CalibrationRunOptions } from './calibration.service';
 export { CalibrationReport, type TemperatureResult } from './calibration.report';
+export { CalibrationSuggestion } from './calibration-suggestion';
 export {
-  CalibrationSuggestion,
   type SuggestOptions,
   type ThresholdSuggestion,
   type CandidateFigures,
@@ -12,6 +12,22 @@ export {
   SUGGESTION_METHOD,
   SUGGESTION_ASSUMPTION,
 } from './threshold-suggestion';
+// The escalation cascade's thresholds chosen together (`judgment eval --suggest` on a cascade), and the pure search.
+export type { CascadeThresholdSuggestion, CascadeTierSetup } from './cascade-calibration';
+export {
+  suggestCascade,
+  bandCandidates,
+  VERDICT,
+  CASCADE_METHOD,
+  CASCADE_ASSUMPTION,
+  type CascadeTierInput,
+  type CascadeTierCandidate,
+  type CascadeTarget,
+  type CascadeSuggestionResult,
+  type CascadePoint,
+  type CascadeTierFigures,
+  type AloneTier,
+} from './cascade-suggestion';
 export { type RecordedTraffic, TRAFFIC_WINDOW_DAYS } from './recorded-traffic';
 export {
   type ResolutionIdentity,
@@ -23,10 +39,10 @@ export { LabelledCase } from './labelled-case';
 export { type AuditPlan, type AuditPlanOptions, planAudits, auditsNeededFor } from './audit-plan';
 export { fitTemperature, type TemperatureFit, type TemperatureSample } from './temperature-fit';
 export { lockCalibration } from './calibration-lock.update';
-export { CalibrationLock, type LockedDecision, type LockedIdentity } from '../lock/calibration-lock';
+export { CalibrationLock, type LockedDecision, type LockedIdentity, type LockedTier } from '../lock/calibration-lock';
 export { type AuditAgreement, auditAgreements } from '../lock/audit-agreement';
 export type { SignalFigures } from '../lock/signal-figures';
-export { SignalCollapsed } from '../events/judgment.events';
+export { SignalCollapsed, type DecisionIdentity } from '../events/judgment.events';
 export type { CalibrationOptions, DriftPolicy } from '../judgment.options';
 export { InvalidAuditPlan, InvalidCalibration, InvalidCalibrationLock, InvalidSuggestion } from '../errors';
 // Reviewer capacity: the Review backlog forecast against the deadlines (`judgment status`, ReviewBacklogAtRisk).

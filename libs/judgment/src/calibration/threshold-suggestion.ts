@@ -4,7 +4,7 @@ import type { Decision, DecisionMetadata } from '../decision/decision.decorator'
 import { type Thresholds, decisionThresholds, withThresholds } from '../decision/thresholds';
 import type { Outcome } from '../definition/outcome';
 import { InvalidSuggestion } from '../errors';
-import type { CalibrationIdentity, CalibrationReport } from './calibration.report';
+import type { CalibrationIdentity } from './calibration.report';
 import { type RecordedTraffic, TRAFFIC_WINDOW_DAYS } from './recorded-traffic';
 import {
   type CandidateStatus,
@@ -50,6 +50,11 @@ export interface SuggestOptions {
   maxReviewsPerDay?: number;
   /** The Judgment's decisions per day the review rate applies to; null or absent: none recorded. */
   traffic?: RecordedTraffic | null;
+  /**
+   * On a Judgment with an escalation cascade: what the tiers' thresholds minimise among the certified ones — 'cost'
+   * per decision (default; every tier's connection must declare a price), or 'review' (the fewest reviews).
+   */
+  objective?: 'cost' | 'review';
 }
 
 /** The review load a suggestion was held to, at the recorded traffic. */
@@ -198,11 +203,21 @@ export function checkSuggestOptions(options: SuggestOptions): void {
     }
   }
   if (options.learnFraction !== undefined) open(options.learnFraction, 'learnFraction', '0.5');
+  if (options.objective !== undefined && options.objective !== 'cost' && options.objective !== 'review') {
+    throw new InvalidSuggestion(
+      `objective (--objective) must be 'cost' or 'review'; got ${JSON.stringify(options.objective)}.`,
+    );
+  }
   if (options.minBand !== undefined) open(options.minBand, 'minBand (--min-band)', String(DEFAULT_MIN_BAND));
 }
 
 /** The candidate threshold values of a Decision, checked against what it declares. */
-export function candidateGrid(name: string, declared: Thresholds, grid: SuggestOptions['grid'] = {}): Thresholds[] {
+export function candidateGrid(
+  name: string,
+  declared: Thresholds,
+  grid: SuggestOptions['grid'] = {},
+  step: number = DEFAULT_GRID_STEP,
+): Thresholds[] {
   for (const key of Object.keys(grid)) {
     if (!(key in declared)) {
       throw new InvalidSuggestion(
@@ -222,8 +237,8 @@ export function candidateGrid(name: string, declared: Thresholds, grid: SuggestO
     if (grid[key]) return [key, grid[key]];
     const value = declared[key];
     if (value < 0 || value > 1) return [key, [value]];
-    const steps = Math.round(1 / DEFAULT_GRID_STEP);
-    return [key, Array.from({ length: steps + 1 }, (_, i) => Math.round(i * DEFAULT_GRID_STEP * 1e6) / 1e6)];
+    const steps = Math.round(1 / step);
+    return [key, Array.from({ length: steps + 1 }, (_, i) => Math.round(i * step * 1e6) / 1e6)];
   });
   const total = axes.reduce((product, [, values]) => product * values.length, 1);
   if (total > MAX_CANDIDATES) {
@@ -346,11 +361,11 @@ export function suggestThresholds(
 }
 
 /** What the capacity allows at the recorded traffic, and what the choice asks of it. */
-function capacityCheck(
+export function capacityCheck(
   maxReviewsPerDay: number,
   traffic: RecordedTraffic | null,
   maxReviewRate: number | null,
-  chosen: CandidateFigures | null,
+  chosen: Pick<CandidateFigures, 'reviewRate'> | null,
 ): CapacityCheck {
   if (traffic === null || maxReviewRate === null) {
     return {
@@ -493,7 +508,7 @@ function estimateCases(
 }
 
 /** The bands the caller declared, checked against the thresholds the Decision declares. */
-function declaredBands(name: string, declared: Thresholds, pairs: SuggestOptions['reviewBands']): ReviewBand[] {
+export function declaredBands(name: string, declared: Thresholds, pairs: SuggestOptions['reviewBands']): ReviewBand[] {
   return (pairs ?? []).map((pair) => {
     if (!Array.isArray(pair) || pair.length !== 2 || pair[0] === pair[1]) {
       throw new InvalidSuggestion(
@@ -518,7 +533,7 @@ function declaredBands(name: string, declared: Thresholds, pairs: SuggestOptions
  * lowered to the lower, or the lower raised to the upper), only takes cases out of Review — none changes from one
  * automatic Outcome to another, none enters Review — and takes some out one way. No Engine call.
  */
-function foundBands(
+export function foundBands(
   decision: Decision,
   metadata: DecisionMetadata,
   declared: Thresholds,
@@ -552,7 +567,7 @@ function foundBands(
   return bands;
 }
 
-function describeBand(band: ReviewBand): string {
+export function describeBand(band: ReviewBand): string {
   return `${band.lower}–${band.upper}`;
 }
 
@@ -578,7 +593,7 @@ export function bumpVersion(version: string | null): string {
 }
 
 /** The Outcome of a candidate for one case; a Decision that throws for some threshold values is an InvalidSuggestion. */
-function decideCase(decision: Decision, metadata: DecisionMetadata, assessment: Assessment<any>): Outcome {
+export function decideCase(decision: Decision, metadata: DecisionMetadata, assessment: Assessment<any>): Outcome {
   try {
     return applyDecision(assessment, decision, false);
   } catch (error) {
@@ -705,26 +720,4 @@ export function mulberry32(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** A calibration run and the thresholds it suggests: one suggestion per Decision and identity. */
-export class CalibrationSuggestion {
-  readonly suggestions: readonly ThresholdSuggestion[];
-
-  constructor(
-    readonly report: CalibrationReport,
-    suggestions: readonly ThresholdSuggestion[],
-  ) {
-    this.suggestions = Object.freeze([...suggestions]);
-    Object.freeze(this);
-  }
-
-  /** Whether every suggestion found thresholds that meet the target. */
-  get met(): boolean {
-    return this.suggestions.length > 0 && this.suggestions.every((suggestion) => suggestion.chosen !== null);
-  }
-
-  toJSON(): { report: ReturnType<CalibrationReport['toJSON']>; suggestions: readonly ThresholdSuggestion[] } {
-    return { report: this.report.toJSON(), suggestions: this.suggestions };
-  }
 }

@@ -8,6 +8,7 @@ import type { CalibrationReport } from '../calibration/calibration.report';
 import { CalibrationLock } from '../lock/calibration-lock';
 import { CliUsageError } from './cli.errors';
 import { formatSuggestion } from './suggestion.format';
+import { formatCascadeSuggestion } from './cascade-suggestion.format';
 import { DEFAULT_MIN_BAND } from '../calibration/threshold-suggestion';
 import { TRAFFIC_WINDOW_DAYS } from '../calibration/recorded-traffic';
 import { Calibration } from '../calibration/calibration.service';
@@ -34,6 +35,8 @@ export interface EvalOptions {
   maxReview?: number;
   maxReviewsPerDay?: number;
   minBand?: number;
+  /** On a cascade: what the tiers' thresholds minimise, `cost` (default) or `review`. */
+  objective?: 'cost' | 'review';
   /** Review bands, each `lower:upper` (two threshold names). */
   band?: string[];
   /** `true` for the default lock file, or its path. */
@@ -49,6 +52,8 @@ export const DEFAULT_LOCK_FILE = 'judgment.lock.json';
  * Decisions against labelled cases (a dataset, else the recorded Resolutions). Every case is a paid Engine round.
  * `--suggest --max-error 0.05 --confidence 0.95 [--max-review 0.4] [--min-band 0.1] [--band hold:block]…` also
  * searches thresholds over the same answers, keeping each Review band open (exit 1 when none meets the target); `--lock [path]` writes the figures to the calibration lock.
+ * On a Judgment with an escalation cascade every tier is asked each case once, `--suggest` chooses every tier's
+ * thresholds together (lowest cost per decision, or `--objective review`), and `--lock` records every tier.
  */
 export function addEvalCommand(program: Command, context: CliContext): void {
   program
@@ -80,6 +85,10 @@ export function addEvalCommand(program: Command, context: CliContext): void {
       '--min-band <width>',
       `with --suggest: least width kept between the thresholds of a Review band, in (0, 1) (default ${DEFAULT_MIN_BAND})`,
       share,
+    )
+    .option(
+      '--objective <cost|review>',
+      'with --suggest on a cascade: minimise the cost per decision (default; every tier needs a price) or the reviews',
     )
     .option(
       '--band <lower:upper>',
@@ -117,6 +126,9 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
       },
       onProgress: (done: number, total: number) => progress.update(done, total),
     };
+    if (options.objective !== undefined && !options.suggest) {
+      throw new CliUsageError('--objective goes with --suggest: add --suggest --max-error … --confidence ….');
+    }
     if (options.maxReviewsPerDay !== undefined && !options.suggest) {
       throw new CliUsageError('--max-reviews-per-day goes with --suggest: add --suggest --max-error … --confidence ….');
     }
@@ -131,6 +143,7 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
           ...(options.maxReview === undefined ? {} : { maxReviewRate: options.maxReview }),
           ...(options.maxReviewsPerDay === undefined ? {} : { maxReviewsPerDay: options.maxReviewsPerDay }),
           ...(options.minBand === undefined ? {} : { minBand: options.minBand }),
+          ...(options.objective === undefined ? {} : { objective: options.objective }),
           ...(options.band === undefined ? {} : { reviewBands: options.band.map(bandOption) }),
         },
         run,
@@ -139,7 +152,10 @@ async function runEval(context: CliContext, name: string, options: EvalOptions):
       const lock = writeLock(options.lock, suggestion.report);
       writeHtml(html, reportHtml(suggestion.report, suggestion));
       if (json) printJson({ ...suggestion.toJSON(), ...(lock ? { lock } : {}) });
-      else print([formatSuggestion(suggestion), ...(lock ? [`Wrote the calibration lock ${lock}.`] : [])].join('\n\n'));
+      else {
+        const text = suggestion.cascade ? formatCascadeSuggestion(suggestion.cascade) : formatSuggestion(suggestion);
+        print([text, ...(lock ? [`Wrote the calibration lock ${lock}.`] : [])].join('\n\n'));
+      }
       if (!suggestion.met) process.exitCode = 1;
       return;
     }

@@ -5,7 +5,8 @@ import type {
   LikelihoodScore,
 } from '../calibration/calibration.report';
 import { SMALL_SAMPLE } from '../calibration/calibration.tally';
-import type { CalibrationSuggestion, ThresholdSuggestion } from '../calibration/threshold-suggestion';
+import type { CalibrationSuggestion } from '../calibration/calibration-suggestion';
+import type { ThresholdSuggestion } from '../calibration/threshold-suggestion';
 import {
   type Axis,
   COLOURS,

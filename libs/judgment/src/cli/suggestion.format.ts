@@ -1,9 +1,5 @@
-import {
-  type CalibrationSuggestion,
-  type CandidateFigures,
-  type ThresholdSuggestion,
-  describeSequence,
-} from '../calibration/threshold-suggestion';
+import type { CalibrationSuggestion } from '../calibration/calibration-suggestion';
+import { type CandidateFigures, type ThresholdSuggestion, describeSequence } from '../calibration/threshold-suggestion';
 import { bold, percent, table } from './cli.output';
 
 /** Frontier rows printed at most (evenly picked, the chosen one always shown). */

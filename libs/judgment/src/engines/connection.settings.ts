@@ -57,6 +57,12 @@ function setting(name: string, config: EngineConnectionOptions, option: keyof Co
   return connectionNumber(name, config, option, RULES[option]);
 }
 
+/** A setting read as a number: a number, or a plain decimal string as configuration services deliver it; else NaN. */
+export function settingNumber(value: unknown): number {
+  if (typeof value === 'number') return value;
+  return typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+}
+
 /**
  * A numeric option of a connection (a number, or a plain decimal string), null when unset. Throws EngineNotConfigured
  * naming the connection, the option and `rule.expected` when it breaks the rule.
@@ -69,12 +75,7 @@ export function connectionNumber(
 ): number | null {
   const value = config[option];
   if (value === undefined || value === null) return null;
-  const number =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value)
-        ? Number(value)
-        : NaN;
+  const number = settingNumber(value);
   const valid =
     Number.isFinite(number) &&
     (!rule.integer || Number.isInteger(number)) &&

@@ -56,4 +56,12 @@ export interface Engine {
    * startup and by `judgment check`. Optional: an Engine without it is assumed to ask anything.
    */
   refusals?(questions: ReadonlyMap<string, Question>): readonly string[];
+  /**
+   * True for an Engine whose answers are written in advance rather than asked of a model: a script (the testing kit's
+   * fake Judge answers this way), a replay of known answers. Optional, default false. The Judge then accepts a round
+   * that leaves Questions unanswered (reading one throws UnscriptedQuestion), never caches or reuses its answers,
+   * counts no cost for it and does not watch it for signal collapse, and decides its Assessments by running each
+   * Decision twice, to check that it is pure (ImpureDecision): no model's answer is at stake.
+   */
+  readonly scripted?: boolean;
 }

@@ -71,6 +71,11 @@ export class MeteredEngine implements Engine {
     return this.engine.model();
   }
 
+  /** Whether the driver's answers are written in advance (see Engine.scripted). */
+  get scripted(): boolean {
+    return this.engine.scripted === true;
+  }
+
   /** The driver's refusals (none when the driver declares no `refusals`). */
   refusals(questions: ReadonlyMap<string, Question>): readonly string[] {
     return this.engine.refusals?.(questions) ?? [];

@@ -31,6 +31,19 @@ export class AssessmentFailed<J extends Judgment = Judgment> {
 }
 
 /**
+ * `judge.dispatch()` handed the Judgment on: its assess job is queued (the job id), or, with the queue off, it ran
+ * inline and is done (an `inline-…` id, after that job's own events). Not fired when dispatch() throws.
+ */
+export class AssessmentDispatched<J extends Judgment = Judgment> {
+  static readonly NAME = 'judgment.assessment.dispatched';
+  constructor(
+    readonly judgment: J,
+    /** The id dispatch() resolves to. */
+    readonly jobId: string,
+  ) {}
+}
+
+/**
  * A Decision was applied to a recorded (or Judge-produced) Assessment. Fires for every such decision, also when the
  * case is already in Review and keeps the reason that sent it there: act on `outcome` only when `awaitsReview` is false.
  */
@@ -157,18 +170,25 @@ export class ReviewBacklogAtRisk {
   }
 }
 
-/** What ReviewBacklogAtRisk carries: a Judgment's backlog forecast (see `forecastBacklog`). */
+/** What ReviewBacklogAtRisk carries: a Judgment's Review backlog forecast over its deadline horizon (`forecastBacklog`). */
 export interface ReviewBacklogForecast {
   readonly judgment: string;
+  /** The review deadline the horizon is, as declared (e.g. `'48h'`), or null. */
   readonly deadline: string | null;
+  /** Cases in Review now, and how many of them have a deadline. */
   readonly inReview: number;
   readonly withDeadline: number;
   readonly arrivalsPerHour: number;
   readonly resolutionsPerHour: number;
+  /** The deadline horizon, in hours (null: no deadline, so nothing expires). */
   readonly horizonHours: number | null;
+  /** Cases forecast in Review at the end of the horizon (in Review now + arrivals − resolutions, not below 0). */
   readonly backlogAtHorizon: number | null;
+  /** Cases in Review now forecast to reach their deadline unresolved. */
   readonly expiringInReview: number;
+  /** Cases arriving within the horizon forecast to reach their deadline unresolved (rounded down). */
   readonly expiringArrivals: number;
+  /** Both: the cases forecast to expire unresolved. */
   readonly atRisk: number;
 }
 
@@ -319,6 +339,7 @@ export class ReviewAdjudicated {
 export type JudgmentEvent =
   | AssessmentCompleted
   | AssessmentFailed
+  | AssessmentDispatched
   | AssessmentDecided
   | AssessmentEscalated
   | ReviewRequested

@@ -1,32 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import type { Assessment } from '../assessment/assessment';
 import type { Judgment } from '../definition/judgment.decorator';
 import type { Engine } from '../engines/engine.interface';
 import type { Question } from '../questions/question';
 import { EngineManager } from '../engines/engine.manager';
-import type { RecordLink } from '../recording/record-link';
-
-/** The Engine that answers one attempt, and how the Judge treats its answers. */
-export interface ChosenEngine {
-  readonly engine: Engine;
-  /**
-   * Scripted answers (the testing kit): they may leave Questions unanswered, are never cached, and deciding them runs
-   * each Decision twice to check it is pure.
-   */
-  readonly scripted: boolean;
-}
 
 /**
  * Where the Judge gets the Engine that answers each attempt: by default the connections of the app's EngineManager.
- * The testing kit's fake (`fakeJudge()`, `JudgmentTestingModule`) replaces this provider with scripted answers, so
- * faked Judgments run the Judge's own code: recording, events, deciding.
+ * The one seam at the Engine boundary: the testing kit's fake (`fakeJudge()`, `JudgmentTestingModule`) replaces this
+ * provider with Engines that answer from scripts (declaring `scripted`), so faked Judgments run the Judge's own code:
+ * recording, events, deciding.
  */
 export abstract class AnswerSource {
   /**
    * The Engine for one attempt at `judgment` on `connection`, chosen before anything is asked: what this throws is
    * not an attempt (nothing is recorded or announced).
    */
-  abstract engineFor(judgment: Judgment, connection: string): ChosenEngine;
+  abstract engineFor(judgment: Judgment, connection: string): Engine;
 
   /** Builds the default connection and the named ones now, so configuration errors surface at startup. */
   abstract validate(connections: readonly string[]): void;
@@ -38,12 +27,6 @@ export abstract class AnswerSource {
   refusals(_connection: string, _questions: ReadonlyMap<string, Question>): readonly string[] {
     return [];
   }
-
-  /** Told of each Judgment `judge.dispatch()` is given, before it is queued or run inline. */
-  dispatching(_judgment: Judgment): void {}
-
-  /** Told of each answered Assessment once the Judge recorded it, with the link deciding it writes through. */
-  assessed(_assessment: Assessment<any>, _link: RecordLink): void {}
 }
 
 /** The app's Engine connections, as configured in `engines`. */
@@ -53,8 +36,8 @@ export class ConnectionAnswers extends AnswerSource {
     super();
   }
 
-  engineFor(_judgment: Judgment, connection: string): ChosenEngine {
-    return { engine: this.engines.connection(connection), scripted: false };
+  engineFor(_judgment: Judgment, connection: string): Engine {
+    return this.engines.connection(connection);
   }
 
   validate(connections: readonly string[]): void {

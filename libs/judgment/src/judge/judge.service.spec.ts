@@ -1,13 +1,14 @@
 // The Judge's assess → record → decide paths on SQLite in memory with an Engine class as driver: the fast inner loop
 // for pipeline changes (no PostgreSQL, no HTTP). The e2e suites under test/judge cover the same rules on PostgreSQL.
 import { Injectable, type INestApplication, Module } from '@nestjs/common';
-import { EventEmitterModule } from '@nestjs/event-emitter';
+import { EventEmitterModule, OnEvent } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
   type Assessment,
   AssessmentCompleted,
+  AssessmentDispatched,
   AssessmentFailed,
   AssessmentRecord,
   AssessmentRecords,
@@ -23,6 +24,7 @@ import {
   Unassessed,
 } from 'nestjs-judgment';
 import { type Engine, type EngineResponse, Provenance } from 'nestjs-judgment/drivers';
+import { ImpureDecision, UnscriptedQuestion } from 'nestjs-judgment/testing';
 import { EventLog } from '../testing/testing.spec-helpers';
 
 enum Verdict {
@@ -74,6 +76,34 @@ class NoteEngine implements Engine {
   }
 }
 
+/** An Engine of answers written in advance (Engine.scripted): it answers what `answers` holds, maybe nothing. */
+@Injectable()
+class PrewrittenEngine implements Engine {
+  static answers: Record<string, number> = {};
+  static calls = 0;
+  readonly scripted = true;
+
+  model(): string {
+    return 'prewritten-1';
+  }
+
+  async answer(): Promise<EngineResponse> {
+    PrewrittenEngine.calls += 1;
+    return { answers: { ...PrewrittenEngine.answers }, provenance: new Provenance('prewritten', 'prewritten-1') };
+  }
+}
+
+/** Keeps the AssessmentDispatched events. */
+@Injectable()
+class Dispatches {
+  readonly seen: AssessmentDispatched[] = [];
+
+  @OnEvent(AssessmentDispatched.NAME)
+  keep(event: AssessmentDispatched): void {
+    this.seen.push(event);
+  }
+}
+
 const apps: INestApplication[] = [];
 afterEach(async () => {
   NoteEngine.failure = null;
@@ -93,7 +123,7 @@ async function start(options: JudgmentModuleOptions = {}) {
       JudgmentModule.forRoot({ engine: 'notes', engines: { notes: { driver: NoteEngine } }, log: false, ...options }),
       JudgmentModule.forFeature([NoteCheck]),
     ],
-    providers: [EventLog],
+    providers: [EventLog, Dispatches],
   })
   class AppModule {}
   const app = (await Test.createTestingModule({ imports: [AppModule] }).compile()).createNestApplication({
@@ -106,7 +136,7 @@ async function start(options: JudgmentModuleOptions = {}) {
       .get(DataSource)
       .getRepository(AssessmentRecord)
       .find({ order: { id: 'ASC' } });
-  return { app, judge: app.get(Judge), log: app.get(EventLog), rows };
+  return { app, judge: app.get(Judge), log: app.get(EventLog), dispatches: app.get(Dispatches), rows };
 }
 
 describe('Judge on SQLite in memory', () => {
@@ -163,6 +193,20 @@ describe('Judge on SQLite in memory', () => {
     expect(log.names()).toEqual(['AssessmentCompleted', 'ReviewRequested', 'AssessmentDecided']);
   });
 
+  it('dispatch() announces AssessmentDispatched with the Judgment and the job id it resolves to', async () => {
+    const { judge, dispatches } = await start();
+    const note = new NoteCheck('Maybe spam.');
+    const jobId = await judge.dispatch(note);
+    expect(jobId).toMatch(/^inline-/);
+    expect(dispatches.seen).toEqual([expect.objectContaining({ judgment: note, jobId })]);
+  });
+
+  it('a dispatch that throws announces nothing', async () => {
+    const { judge, dispatches } = await start();
+    await expect(judge.dispatch(new NoteCheck('Anything.', true))).rejects.toThrow(TypeError);
+    expect(dispatches.seen).toEqual([]);
+  });
+
   it.each([
     ['TypeError', () => new TypeError('fetch failed')],
     ['SyntaxError', () => new SyntaxError('Unexpected end of JSON input')],
@@ -191,6 +235,52 @@ describe('Judge on SQLite in memory', () => {
     await judge.assess(new NoteCheck('Hello.'));
     const [row] = await rows();
     expect(log.of(AssessmentCompleted).map((event) => event.record?.id)).toEqual([row.id]);
+  });
+});
+
+describe('an Engine that declares its answers written in advance (Engine.scripted)', () => {
+  afterEach(() => {
+    PrewrittenEngine.answers = {};
+    PrewrittenEngine.calls = 0;
+  });
+  const prewritten = { engines: { notes: { driver: PrewrittenEngine } } };
+
+  it('may leave Questions unanswered: recorded without them, reading one throws UnscriptedQuestion', async () => {
+    const { judge, rows } = await start(prewritten);
+    const assessment = await judge.assess(new NoteCheck('Anything.'));
+    expect(assessment.isAnswered('flagged')).toBe(false);
+    expect(() => assessment.likelihood('flagged')).toThrow(UnscriptedQuestion);
+    expect(await rows()).toEqual([
+      expect.objectContaining({ answers: {}, engine: 'prewritten', cost: null, costBasis: expect.any(Object) }),
+    ]);
+    expect((await rows())[0].costBasis).toMatchObject({ note: expect.stringMatching(/^Scripted answers/) });
+  });
+
+  it('is never cached: a cached Judgment asks it again', async () => {
+    PrewrittenEngine.answers = { flagged: 0.2 };
+    const { judge, rows } = await start(prewritten);
+    const cached = () => Object.assign(new NoteCheck('Cache me.'), { cacheFor: () => 60 });
+    await judge.assess(cached());
+    await judge.assess(cached());
+    expect(PrewrittenEngine.calls).toBe(2);
+    expect((await rows()).map((row) => row.cachedFromId)).toEqual([null, null]);
+  });
+
+  it('decides by running each Decision twice: an impure one fails with ImpureDecision', async () => {
+    PrewrittenEngine.answers = { flagged: 0.2 };
+    const { judge } = await start(prewritten);
+    let calls = 0;
+    @Decision({ outcomes: Verdict })
+    class Alternating implements Decision<NoteCheck, Verdict> {
+      decide(): Verdict {
+        calls += 1;
+        return calls % 2 === 0 ? Verdict.Keep : Verdict.Remove;
+      }
+    }
+    await expect((await judge.assess(new NoteCheck('Anything.'))).decide(new Alternating())).rejects.toThrow(
+      ImpureDecision,
+    );
+    expect(calls).toBe(2);
   });
 });
 

@@ -5,6 +5,7 @@ import { Unassessed } from '../assessment/unassessed';
 import { checkEvidenceSize } from '../definition/evidence';
 import { type Judgment, judgmentMetadata } from '../definition/judgment.decorator';
 import {
+  type Engine,
   type EngineAnswer,
   type EngineRequest,
   type EngineResponse,
@@ -22,7 +23,7 @@ import {
   roundCost,
 } from '../engines/pricing/round-cost';
 import { EngineCallInterrupted, EngineFailed, EngineRateLimitDeferred, InvalidJudgment } from '../errors';
-import { AssessmentCompleted, AssessmentFailed } from '../events/judgment.events';
+import { AssessmentCompleted, AssessmentDispatched, AssessmentFailed } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
@@ -40,7 +41,7 @@ import type { RecordLink } from '../recording/record-link';
 import { AssessmentCache, type CachedAssessment } from '../cache/assessment.cache';
 import { judgmentInstruments } from '../telemetry/judgment.metrics';
 import { SpanKind, inSpan } from '../telemetry/judgment.tracing';
-import { AnswerSource, type ChosenEngine } from './answer-source';
+import { AnswerSource } from './answer-source';
 import { readAnswers } from './ask';
 import { type DescribedAttempt, describeAttempt } from './attempt';
 import { EvidencePathWarnings } from './evidence-paths';
@@ -71,7 +72,8 @@ interface Attempt extends DescribedAttempt {
   /** What the Engine is asked: the expanded Questions and the Evidence as the Judgment returned it. */
   readonly request: EngineRequest;
   readonly connection: string;
-  readonly chosen: ChosenEngine;
+  /** The Engine the AnswerSource gave for this attempt. */
+  readonly engine: Engine;
   readonly cacheFor: number | null;
   /** Where the attempt stands in the Judgment's escalation cascade, or null without one. */
   readonly cascade: CascadeStep | null;
@@ -139,9 +141,9 @@ export class Judge implements Attempter {
   ): Promise<RecordedAttempt<J>> {
     // The attempt's key (what the cache and the kept partial rounds file it under), computed only when needed.
     let key: string | undefined;
-    const keyOf = () => (attempt.chosen.scripted ? null : (key ??= this.cacheKey(attempt)));
+    const keyOf = () => (scripted(attempt) ? null : (key ??= this.cacheKey(attempt)));
     const cacheKey = attempt.cacheFor === null ? null : keyOf();
-    const link = this.linkFor(judgment, attempt, attempt.chosen.scripted);
+    const link = this.linkFor(judgment, attempt, scripted(attempt));
     // Answers of a round of this Judgment that failed part way (kept here, or in a queued job's progress).
     const kept = !paid && !this.partials.empty ? keyOf() : null;
     const earlier = paid ?? (kept ? this.partials.take(kept) : undefined);
@@ -175,7 +177,7 @@ export class Judge implements Attempter {
       const merged = earlier ? withEarlier(response, given, earlier) : response;
       assessment = readAnswers(judgment, attempt.questions, merged as EngineResponse, {
         recording: link,
-        partial: attempt.chosen.scripted,
+        partial: scripted(attempt),
       });
     } catch (error) {
       const interrupted = error instanceof EngineRateLimitDeferred || error instanceof EngineCallInterrupted;
@@ -198,7 +200,7 @@ export class Judge implements Attempter {
       });
     }
     // A fresh round of a real Engine (not a cache hit, not scripted answers): the signal-collapse guard watches it.
-    if (!attempt.chosen.scripted) await this.signal.observe(assessment);
+    if (!scripted(attempt)) await this.signal.observe(assessment);
     const costed = { ...attempt, cost: this.recordCost(attempt, paidNow, earlier) };
     return this.answered(judgment, costed, assessment, link, cacheKey);
   }
@@ -213,7 +215,6 @@ export class Judge implements Attempter {
   ): Promise<RecordedAttempt<J>> {
     const record = await this.recording(() => link.recordAnswered(attempt, assessment));
     judgmentInstruments().assessments.add(1, { 'judgment.name': attempt.name, 'judgment.status': 'assessed' });
-    this.answers.assessed(assessment, link);
     await this.events.emit(new AssessmentCompleted(judgment, assessment, record));
     this.logger.info('Judgment assessed.', assessment.logContext());
     if (cacheKey) {
@@ -237,11 +238,13 @@ export class Judge implements Attempter {
 
   /**
    * Queues the Judgment: the worker assesses and records it, then (with a default Decision) a chained job decides
-   * from the record. With the queue disabled the same work runs inline. Resolves to the job id.
+   * from the record. With the queue disabled the same work runs inline. Resolves to the job id, once
+   * AssessmentDispatched is announced.
    */
-  dispatch(judgment: Judgment, options: DispatchOptions = {}): Promise<string> {
-    this.answers.dispatching(judgment);
-    return this.dispatcher.dispatch(judgment, options, this);
+  async dispatch(judgment: Judgment, options: DispatchOptions = {}): Promise<string> {
+    const jobId = await this.dispatcher.dispatch(judgment, options, this);
+    await this.events.emit(new AssessmentDispatched(judgment, jobId));
+    return jobId;
   }
 
   /** Input tokens this process consumed across connections (or on one). */
@@ -260,7 +263,7 @@ export class Judge implements Attempter {
    * Evidence, the Questions or the key.
    */
   private askEngine(attempt: Attempt, request: EngineRequest): Promise<unknown> {
-    const model = attempt.chosen.engine.model();
+    const model = attempt.engine.model();
     const attributes = {
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': attempt.connection,
@@ -271,7 +274,7 @@ export class Judge implements Attempter {
     const started = performance.now();
     return inSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       try {
-        const response = await attempt.chosen.engine.answer(request);
+        const response = await attempt.engine.answer(request);
         const provenance = provenanceOf(response);
         if (provenance) {
           span.setAttribute('gen_ai.response.model', provenance.model);
@@ -303,7 +306,7 @@ export class Judge implements Attempter {
    * currency) once, when it is known: whether or not the round is recorded, and never again on a retry.
    */
   private paidRound(attempt: Attempt, paid: PaidRound): PaidRound {
-    if (attempt.chosen.scripted) return paid;
+    if (scripted(attempt)) return paid;
     const cost = roundCost(attempt.connection, this.engines.price(attempt.connection), paid);
     if (cost.amount !== null) {
       judgmentInstruments().cost.add(cost.amount, {
@@ -318,7 +321,7 @@ export class Judge implements Attempter {
   /**
    * The cost the attempt's record holds: what its own round paid for, and what a round of `earlier` answers paid for
    * when no record holds it (its write failed, so the answers were kept to record now); answers reused from an
-   * earlier record are that record's cost, not this one's. Scripted answers (a test double) have none.
+   * earlier record are that record's cost, not this one's. Scripted answers (Engine.scripted) have none.
    */
   private recordCost(
     attempt: Attempt,
@@ -326,7 +329,7 @@ export class Judge implements Attempter {
     earlier: PaidAnswers | undefined,
     note: string | null = null,
   ): RoundCost {
-    if (attempt.chosen.scripted) {
+    if (scripted(attempt)) {
       return {
         amount: null,
         currency: null,
@@ -336,7 +339,7 @@ export class Judge implements Attempter {
           outputTokens: null,
           requests: null,
           price: null,
-          note: 'Scripted answers (a test double): nothing was asked or paid for.',
+          note: 'Scripted answers (answers written in advance): nothing was asked or paid for.',
         },
       };
     }
@@ -372,7 +375,7 @@ export class Judge implements Attempter {
       subject,
       request: { questions: described.expanded, evidence: described.evidence.shown, limits },
       connection,
-      chosen: this.answers.engineFor(judgment, connection),
+      engine: this.answers.engineFor(judgment, connection),
       cacheFor: checkedCacheFor(described.name, judgment.cacheFor?.() ?? metadata.cacheFor ?? null),
       cascade,
       limits,
@@ -414,7 +417,7 @@ export class Judge implements Attempter {
       if (recorded.result instanceof Unassessed) return null;
       return await recorded.result.decide(decision);
     } catch (error) {
-      if (!from.chosen.scripted) {
+      if (!scripted(from)) {
         const paid = { ...paidAnswersOf(earlier.assessment), record: earlier.record?.id ?? null };
         this.partials.keep(this.cacheKey(from), paid);
       }
@@ -430,7 +433,7 @@ export class Judge implements Attempter {
       untrustedPaths: attempt.evidence.untrustedPaths,
       engineClass: this.engines.describe(attempt.connection).driver,
       connection: attempt.connection,
-      model: attempt.chosen.engine.model(),
+      model: attempt.engine.model(),
     });
   }
 
@@ -445,7 +448,6 @@ export class Judge implements Attempter {
     const cost = this.recordCost(attempt, NOTHING_PAID, undefined, 'Answered from the cache: nothing was asked.');
     const record = await this.recording(() => link.recordAnswered({ ...attempt, cost }, assessment, hit.recordId));
     judgmentInstruments().assessments.add(1, { 'judgment.name': attempt.name, 'judgment.status': 'cached' });
-    this.answers.assessed(assessment, link);
     await this.events.emit(new AssessmentCompleted(judgment, assessment, record));
     this.logger.info('Judgment assessed from cache.', { ...assessment.logContext(), cached_from: hit.recordId });
     return { result: assessment, record };
@@ -495,6 +497,14 @@ export class Judge implements Attempter {
 }
 
 const FIRST_TIER: TierChoice = { index: 0, escalatedFrom: null };
+
+/**
+ * Whether the attempt's Engine answers from a script (Engine.scripted): its round may leave Questions unanswered, is
+ * never cached, costs nothing, is not watched for signal collapse, and its Decisions run twice to check purity.
+ */
+function scripted(attempt: Attempt): boolean {
+  return attempt.engine.scripted === true;
+}
 
 /** The attempt's place in the Judgment's cascade; a Judgment with a cascade may not name its connection itself. */
 function cascadeStep(name: string, judgment: Judgment, tiers: readonly CascadeTier[], tier: TierChoice): CascadeStep {

@@ -100,6 +100,35 @@ describe('CalibrationLock', () => {
     );
   });
 
+  it("round-trips an escalation cascade's tiers, and refuses a tier out of order or without a model", () => {
+    const file = join(folder(), 'judgment.lock.json');
+    const cascade = [
+      { tier: 1, connection: 'cheap', driver: 'openai', model: 'sim-4o-2026-09-17', thresholds: { reject: 0.9 } },
+      { tier: 2, connection: 'strong', driver: 'jev', model: 'jev-1.13.0', thresholds: null },
+    ];
+    CalibrationLock.empty(file)
+      .with('refund-abuse', { ...entry, cascade })
+      .write();
+    expect(CalibrationLock.read(file).entry('refund-abuse', 'RefundDecision', '3')?.cascade).toEqual(cascade);
+    const write = (tiers: unknown) =>
+      writeFileSync(
+        file,
+        JSON.stringify({
+          kind: LOCK_KIND,
+          format: 1,
+          judgments: { 'refund-abuse': { 'RefundDecision@3': { ...entry, cascade: tiers } } },
+        }),
+      );
+    write([cascade[1], cascade[0]]);
+    expect(() => CalibrationLock.read(file)).toThrow(
+      'field judgments.refund-abuse.RefundDecision@3.cascade[0].tier) must be 1 (the tiers in order, from 1)',
+    );
+    write([cascade[0], { ...cascade[1], model: '' }]);
+    expect(() => CalibrationLock.read(file)).toThrow('cascade[1].model) must be a non-empty string');
+    write([cascade[0]]);
+    expect(() => CalibrationLock.read(file)).toThrow('cascade) must be a list of at least two tiers, or null');
+  });
+
   /** A lock file holding `judgments` as written (raw JSON text, so keys like `__proto__` stay own keys). */
   function lockFile(judgments: string): string {
     const file = join(folder(), 'judgment.lock.json');

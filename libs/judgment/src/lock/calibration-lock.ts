@@ -47,6 +47,19 @@ export interface LockedIdentity {
   readonly calibratedAt: string;
 }
 
+/** One tier of an escalation cascade as calibrated: the connection asked, its driver and model, its thresholds. */
+export interface LockedTier {
+  /** 1 for the first tier. */
+  readonly tier: number;
+  readonly connection: string;
+  /** The connection's driver (`jev`, `openai`, a class name), or null when unknown. */
+  readonly driver: string | null;
+  /** The versioned model the tier's Engine reported. */
+  readonly model: string;
+  /** The thresholds the tier decided with (the Decision's, with the tier's own in their place). */
+  readonly thresholds: Readonly<Record<string, number>> | null;
+}
+
 /** One Decision × version of one Judgment, as calibrated. */
 export interface LockedDecision {
   readonly decision: string;
@@ -54,6 +67,11 @@ export interface LockedDecision {
   /** The thresholds the Decision declared when it was calibrated (null when it declares none). */
   readonly thresholds: Readonly<Record<string, number>> | null;
   readonly identities: readonly LockedIdentity[];
+  /**
+   * The Judgment's escalation cascade as calibrated, tier by tier (the drift guard checks each tier's answers against
+   * its own); absent or null without a cascade, and in locks written before cascades.
+   */
+  readonly cascade?: readonly LockedTier[] | null;
 }
 
 /** The key of a Decision × version in a Judgment's entries: `RefundDecision@3` (`RefundDecision` without version). */
@@ -173,7 +191,8 @@ type Json = Record<string, unknown>;
 type Fail = (field: string | null, problem: string) => never;
 
 /** The fields of a lock entry and of one of its identities: any other is a typo or another format. */
-const ENTRY_FIELDS = ['decision', 'version', 'thresholds', 'identities'];
+const ENTRY_FIELDS = ['decision', 'version', 'thresholds', 'identities', 'cascade'];
+const TIER_FIELDS = ['tier', 'connection', 'driver', 'model', 'thresholds'];
 const IDENTITY_FIELDS = [
   'questions',
   'model',
@@ -243,22 +262,59 @@ function parseEntry(at: string, raw: unknown, fail: Fail): LockedDecision {
   if (entry.version !== null && typeof entry.version !== 'string') {
     fail(`${at}.version`, `must be a string or null${got(entry.version)}.`);
   }
-  let thresholds: Record<string, number> | null = null;
-  if (entry.thresholds !== null) {
-    if (!isObject(entry.thresholds)) fail(`${at}.thresholds`, 'must be an object of named numbers or null.');
-    thresholds = {};
-    for (const [name, value] of namedEntries(`${at}.thresholds`, entry.thresholds as Json, fail)) {
-      if (typeof value !== 'number' || !Number.isFinite(value)) {
-        fail(`${at}.thresholds.${name}`, `must be a number${got(value)}.`);
-      }
-      thresholds[name] = value as number;
-    }
-  }
+  const thresholds = parseThresholds(`${at}.thresholds`, entry.thresholds, fail);
   if (!Array.isArray(entry.identities)) fail(`${at}.identities`, 'must be a list.');
   const identities = (entry.identities as unknown[]).map((identity, index) =>
     parseIdentity(`${at}.identities[${index}]`, identity, fail),
   );
-  return { decision: entry.decision as string, version: entry.version as string | null, thresholds, identities };
+  const parsed = {
+    decision: entry.decision as string,
+    version: entry.version as string | null,
+    thresholds,
+    identities,
+  };
+  if (entry.cascade === undefined || entry.cascade === null) return parsed;
+  if (!Array.isArray(entry.cascade) || entry.cascade.length < 2) {
+    fail(`${at}.cascade`, 'must be a list of at least two tiers, or null.');
+  }
+  const cascade = (entry.cascade as unknown[]).map((tier, index) =>
+    parseTier(`${at}.cascade[${index}]`, tier, index, fail),
+  );
+  return { ...parsed, cascade };
+}
+
+function parseThresholds(at: string, raw: unknown, fail: Fail): Record<string, number> | null {
+  if (raw === null) return null;
+  if (!isObject(raw)) fail(at, 'must be an object of named numbers or null.');
+  const thresholds: Record<string, number> = {};
+  for (const [name, value] of namedEntries(at, raw as Json, fail)) {
+    if (typeof value !== 'number' || !Number.isFinite(value)) fail(`${at}.${name}`, `must be a number${got(value)}.`);
+    thresholds[name] = value as number;
+  }
+  return thresholds;
+}
+
+function parseTier(at: string, raw: unknown, index: number, fail: Fail): LockedTier {
+  if (!isObject(raw)) fail(at, 'must be an object.');
+  const tier = raw as Json;
+  onlyFields(at, tier, TIER_FIELDS, fail);
+  if (tier.tier !== index + 1)
+    fail(`${at}.tier`, `must be ${index + 1} (the tiers in order, from 1)${got(tier.tier)}.`);
+  for (const field of ['connection', 'model']) {
+    if (typeof tier[field] !== 'string' || tier[field] === '') {
+      fail(`${at}.${field}`, `must be a non-empty string${got(tier[field])}.`);
+    }
+  }
+  if (tier.driver !== null && typeof tier.driver !== 'string') {
+    fail(`${at}.driver`, `must be a string or null${got(tier.driver)}.`);
+  }
+  return {
+    tier: index + 1,
+    connection: tier.connection as string,
+    driver: tier.driver as string | null,
+    model: tier.model as string,
+    thresholds: parseThresholds(`${at}.thresholds`, tier.thresholds, fail),
+  };
 }
 
 function parseIdentity(where: string, raw: unknown, fail: Fail): LockedIdentity {

@@ -79,8 +79,6 @@ export class RecordLink implements DecisionRecording {
   private refused = false;
   /** The Review the case is in (its record's, or the one a decision through this link sent it to), else null. */
   private inReview: ReviewReason | null;
-  /** The Outcome that sent the Assessment to Review through this link. */
-  private reviewOutcome: Outcome | undefined;
   /** The trace context the link was made in (the assess span): decisions through it are its children. */
   private readonly traceContext: Context = activeContext();
 
@@ -204,6 +202,7 @@ export class RecordLink implements DecisionRecording {
       inReview: this.inReview,
       auditable: this.current !== null && this.current.auditRequestedAt === null,
       escalation: nextTier(cascade),
+      tier: cascade?.step ?? null,
     });
     let carried = this.current
       ? await this.write(assessment, decision, metadata, outcome, trace, routing.plan)
@@ -221,7 +220,6 @@ export class RecordLink implements DecisionRecording {
     if (entered) {
       // Before any await: concurrent decisions of an unrecorded Assessment enter Review once.
       this.inReview = plan.reason;
-      this.reviewOutcome = outcome;
     }
     logger.info('Judgment decided.', { ...assessment.logContext(), decision: metadata.name, outcome });
     const record = this.current;
@@ -356,23 +354,6 @@ export class RecordLink implements DecisionRecording {
     } catch (error) {
       logger.warn('Review deadline not scheduled.', { record: recordId, exception: describeError(error) });
     }
-  }
-
-  /**
-   * The Outcome the Assessment awaits Review with, or undefined when it does not: a recorded one is read again (so a
-   * record resolved since no longer awaits Review), an unrecorded one counts once deciding sent it to Review.
-   */
-  async awaitedReview(): Promise<Outcome | undefined> {
-    if (!this.current) return this.inReview ? this.reviewOutcome : undefined;
-    const record = await this.services.rows.repository().findOneBy({ id: this.current.id });
-    if (!record?.isAwaitingReview() || record.outcome === null) return undefined;
-    if (this.reviewOutcome !== undefined && String(this.reviewOutcome) === record.outcome) return this.reviewOutcome;
-    const { registry } = this.services;
-    const decision = record.decision !== null && registry.hasDecision(record.decision) ? record.decision : null;
-    if (decision === null) return record.outcome;
-    return (
-      decisionMetadata(registry.decision(decision)).outcomes.find((o) => String(o) === record.outcome) ?? record.outcome
-    );
   }
 }
 

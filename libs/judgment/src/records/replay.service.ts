@@ -17,9 +17,6 @@ import { RecordWriter } from '../persistence/record.writer';
 import { Recorder } from '../recording/recorder';
 import type { LinkCascade } from '../recording/record-link';
 
-/** The engine and model fakes record: such records may lack answers (questions the script left out). */
-const FAKE = 'fake';
-
 /**
  * Replay: rebuilds the Assessment a record holds, either to look at it (nothing recorded) or to decide it, the Outcome
  * then being recorded on that same record.
@@ -72,8 +69,8 @@ export class Replay {
       );
     }
     const target = judgment ?? ((await this.judgmentFromSubject(record)) as J);
-    const fake = record.engine === FAKE && record.model === FAKE;
-    if (!fake && (record.answers === null || record.engine === null || record.model === null)) {
+    const { answers, engine, model } = record;
+    if (answers === null || engine === null || model === null) {
       throw unrebuildable(record, 'it holds no answers or no Provenance (engine, model)');
     }
     const name = judgmentName(target);
@@ -94,15 +91,10 @@ export class Replay {
       );
     }
     const details = record.provenanceDetails ?? {};
-    const provenance = new Provenance(
-      record.engine ?? FAKE,
-      record.model ?? FAKE,
-      record.requestId,
-      details,
-      questionModelsOf(details),
-    );
+    const provenance = new Provenance(engine, model, record.requestId, details, questionModelsOf(details));
     try {
-      return Assessment.fromAnswers(target, questions, (record.answers ?? {}) as EncodedAnswers, provenance, recording);
+      // Questions the record holds no answer to (a scripted round may leave some) stay unanswered.
+      return Assessment.fromAnswers(target, questions, answers as EncodedAnswers, provenance, recording);
     } catch (error) {
       throw unrebuildable(record, (error as Error).message, error);
     }

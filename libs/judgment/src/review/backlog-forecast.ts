@@ -1,3 +1,5 @@
+import type { ReviewBacklogForecast } from '../events/judgment.events';
+
 /** The window the arrival and resolution rates of a Review backlog forecast are measured over, in hours. */
 export const FORECAST_WINDOW_HOURS = 24;
 
@@ -21,24 +23,8 @@ export interface BacklogInput {
   readonly deadlineHours: number | null;
 }
 
-/** A Review backlog forecast over the deadline horizon. */
-export interface BacklogForecast {
-  /** Cases in Review now, and how many of them have a deadline. */
-  readonly inReview: number;
-  readonly withDeadline: number;
-  readonly arrivalsPerHour: number;
-  readonly resolutionsPerHour: number;
-  /** The deadline horizon, in hours (null: no deadline, so nothing expires). */
-  readonly horizonHours: number | null;
-  /** Cases forecast in Review at the end of the horizon (in Review now + arrivals − resolutions, not below 0). */
-  readonly backlogAtHorizon: number | null;
-  /** Cases in Review now forecast to reach their deadline unresolved. */
-  readonly expiringInReview: number;
-  /** Cases arriving within the horizon forecast to reach their deadline unresolved (rounded down). */
-  readonly expiringArrivals: number;
-  /** Both: the cases forecast to expire unresolved. */
-  readonly atRisk: number;
-}
+/** A Review backlog forecast over the deadline horizon: the event's forecast without the Judgment it is of. */
+export type BacklogForecast = Omit<ReviewBacklogForecast, 'judgment' | 'deadline'>;
 
 /**
  * Forecasts a Review backlog against its deadlines (BACKLOG_FORECAST_METHOD). With r resolutions and a arrivals per

@@ -1,5 +1,7 @@
-// The app's ResolutionPolicy reaches the review services by constructor injection: the module's wiring builds the
-// class the options name through DI, and a class that cannot be built stops the app with its name.
+// The app's ResolutionPolicy reaches the review services by constructor injection: the app's own provider of the class
+// when it registers one (found when the app starts), else the module's wiring builds the class the options name
+// through DI, and a class that cannot be built stops the app with its name. forRootAsync takes the class beside
+// useFactory, since DI prepares what it builds when the module is declared.
 import { Global, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { InvalidConfiguration } from '../errors';
@@ -83,16 +85,96 @@ describe('the ResolutionPolicy option', () => {
     }
   });
 
-  it('forRootAsync: a policy its factory names is built with the services of its imports', async () => {
+  it('forRootAsync: the policy given beside useFactory is built with the services of its imports', async () => {
     const app = await start(
+      JudgmentModule.forRootAsync({
+        dataSource: false,
+        resolutionPolicy: StaffPolicy,
+        imports: [StaffModule],
+        useFactory: () => BASE,
+      }),
+    );
+    try {
+      expect(app.get(ResolutionPolicyHost).policy).toBeInstanceOf(StaffPolicy);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('forRootAsync: a policy only its factory names stops startup, saying to give it beside useFactory', async () => {
+    const error = await failure(
       JudgmentModule.forRootAsync({
         dataSource: false,
         imports: [StaffModule],
         useFactory: () => ({ ...BASE, resolutionPolicy: StaffPolicy }),
       }),
     );
+    expect(error).toBeInstanceOf(InvalidConfiguration);
+    expect(error.message).toBe(
+      'The resolutionPolicy StaffPolicy came from the factory of JudgmentModule.forRootAsync() and needs services ' +
+        'from DI, but DI builds the classes the options name from those given when the module is declared. Give it ' +
+        'beside useFactory: JudgmentModule.forRootAsync({ resolutionPolicy: StaffPolicy, useFactory, ... }).',
+    );
+  });
+
+  it('forRootAsync: a policy only its factory names is built when it needs nothing from DI', async () => {
+    @Injectable()
+    class EveryoneBut7 {
+      canResolve(reviewer: { id: unknown }): boolean {
+        return reviewer.id !== 7;
+      }
+    }
+    const app = await start(
+      JudgmentModule.forRootAsync({
+        dataSource: false,
+        useFactory: () => ({ ...BASE, resolutionPolicy: EveryoneBut7 }),
+      }),
+    );
     try {
-      expect(app.get(ResolutionPolicyHost).policy).toBeInstanceOf(StaffPolicy);
+      expect(app.get(ResolutionPolicyHost).policy).toBeInstanceOf(EveryoneBut7);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("forRootAsync: a policy only its factory names is the app's own provider when the app registers it", async () => {
+    @Module({ providers: [Staff], exports: [Staff] })
+    class LocalStaffModule {}
+    @Module({ imports: [LocalStaffModule], providers: [StaffPolicy] })
+    class ReviewersModule {}
+    const app = await start(
+      JudgmentModule.forRootAsync({
+        dataSource: false,
+        useFactory: () => ({ ...BASE, resolutionPolicy: StaffPolicy }),
+      }),
+      [ReviewersModule],
+    );
+    try {
+      expect(app.get(ResolutionPolicyHost).policy).toBe(app.select(ReviewersModule).get(StaffPolicy));
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("with the app's own provider of the class, the module builds no second instance", async () => {
+    @Module({ providers: [Staff], exports: [Staff] })
+    class LocalStaffModule {}
+    let built = 0;
+    @Injectable()
+    class CountedPolicy extends StaffPolicy {
+      constructor(staff: Staff) {
+        super(staff);
+        built += 1;
+      }
+    }
+    @Module({ imports: [LocalStaffModule], providers: [CountedPolicy] })
+    class CountedReviewersModule {}
+    const app = await start(JudgmentModule.forRoot({ ...BASE, dataSource: false, resolutionPolicy: CountedPolicy }), [
+      CountedReviewersModule,
+    ]);
+    try {
+      expect(app.get(ResolutionPolicyHost).policy).toBe(app.select(CountedReviewersModule).get(CountedPolicy));
+      expect(built).toBe(1);
     } finally {
       await app.close();
     }

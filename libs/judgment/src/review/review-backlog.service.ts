@@ -1,18 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { decisionMetadata } from '../decision/decision.decorator';
-import { ReviewBacklogAtRisk } from '../events/judgment.events';
+import { ReviewBacklogAtRisk, type ReviewBacklogForecast } from '../events/judgment.events';
 import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { JudgmentLogger } from '../logging/judgment.logger';
 import { DEADLINE_RESOLVER, RecordWriter } from '../persistence/record.writer';
 import { JudgmentRegistry } from '../registry/judgment.registry';
-import { type BacklogForecast, FORECAST_WINDOW_HOURS, forecastBacklog } from './backlog-forecast';
+import { FORECAST_WINDOW_HOURS, forecastBacklog } from './backlog-forecast';
 
-/** A Judgment's Review backlog forecast (`judgment status`, ReviewBacklogAtRisk). */
-export interface JudgmentBacklogForecast extends BacklogForecast {
-  readonly judgment: string;
-  /** The review deadline the horizon is, as declared (e.g. `'48h'`), or null. */
-  readonly deadline: string | null;
-}
+/** A Judgment's Review backlog forecast (`judgment status`, ReviewBacklogAtRisk): the event's type. */
+export type JudgmentBacklogForecast = ReviewBacklogForecast;
 
 const HOUR = 3_600_000;
 

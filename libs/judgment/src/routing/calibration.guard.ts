@@ -10,7 +10,8 @@ import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { DriftPolicy, ResolvedJudgmentOptions } from '../judgment.options';
 import type { GuardFinding } from '../decision/decision-plan';
-import { CalibrationLock, type LockedDecision, lockKey } from '../lock/calibration-lock';
+import { CalibrationLock, type LockedDecision, type LockedTier, lockKey } from '../lock/calibration-lock';
+import type { CascadeStep, CascadeTier } from '../definition/cascade';
 import { JudgmentLogger } from '../logging/judgment.logger';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { questionsFingerprint } from '../questions/questions-fingerprint';
@@ -92,8 +93,10 @@ export class CalibrationGuard {
       const judgment = judgmentName(cls);
       const metadata = decisionMetadata(decisionClass);
       const entry = lock.entry(judgment, metadata.name, metadata.version);
+      const instance = decisionOf(decisionClass as Type<Decision>);
       const problem = entry
-        ? thresholdsProblem(entry, decisionThresholds(decisionOf(decisionClass as Type<Decision>)))
+        ? (thresholdsProblem(entry, decisionThresholds(instance)) ??
+          cascadeProblem(judgment, entry, judgmentMetadata(cls).cascade ?? null, instance))
         : missingProblem(lock, judgment, metadata);
       if (problem) problems.push({ judgment, decision: metadata.name, version: metadata.version, problem });
     }
@@ -106,7 +109,13 @@ export class CalibrationGuard {
    * Question answered by a model the lock does not name is drift even when the first one was. The first time an
    * identity drifts in this process it is logged as `Calibration drifted.`.
    */
-  check(assessment: Assessment<any>, decision: Decision, metadata: DecisionMetadata): Drift | null {
+  check(
+    assessment: Assessment<any>,
+    decision: Decision,
+    metadata: DecisionMetadata,
+    /** The cascade tier this decision is made at (its answers are checked against that tier's lock), else null. */
+    tier: CascadeStep | null = null,
+  ): Drift | null {
     const lock = this.lock;
     if (!lock || this.policy === 'off') return null;
     const { provenance } = assessment;
@@ -125,7 +134,7 @@ export class CalibrationGuard {
         models.length === 1
           ? null
           : Object.keys(assessment.questions).filter((key) => provenance.modelOf(key) === model);
-      const reason = driftReason(lock, identity, answered);
+      const reason = driftReason(lock, identity, answered, tier);
       if (reason !== null) return this.drifted(assessment, identity, reason);
     }
     return null;
@@ -182,18 +191,66 @@ function thresholdsProblem(entry: LockedDecision, thresholds: Readonly<Record<st
   );
 }
 
+/**
+ * A cascade whose tiers differ from the locked ones (another connection at a tier, other thresholds, more or fewer
+ * tiers), or that the lock holds no tiers of; null when they match or there is no cascade.
+ */
+function cascadeProblem(
+  judgment: string,
+  entry: LockedDecision,
+  cascade: readonly CascadeTier[] | null,
+  decision: Decision,
+): string | null {
+  if (cascade === null) return null;
+  const locked = entry.cascade ?? null;
+  if (locked === null) {
+    return (
+      `the lock records no tiers of the escalation cascade: run \`judgment eval ${judgment} --lock\` to lock each ` +
+      "tier's connection and model."
+    );
+  }
+  const declared = decisionThresholds(decision);
+  const connections = cascade.map((tier) => tier.connection);
+  if (connections.join('\0') !== locked.map((tier) => tier.connection).join('\0')) {
+    return (
+      `the cascade asks ${connections.join(' → ')}, but the lock calibrated ${locked.map((t) => t.connection).join(' → ')}: ` +
+      `run \`judgment eval ${judgment} --lock\` again.`
+    );
+  }
+  for (const [index, tier] of cascade.entries()) {
+    const thresholds = declared === null ? null : { ...declared, ...(tier.thresholds as Record<string, number>) };
+    if (!sameThresholds(locked[index].thresholds, thresholds)) {
+      return (
+        `tier ${index + 1} ("${tier.connection}") decides with ${JSON.stringify(thresholds)}, but the lock calibrated ` +
+        `${JSON.stringify(locked[index].thresholds)}: run \`judgment eval ${judgment} --lock\` again.`
+      );
+    }
+  }
+  return null;
+}
+
 /** Why an identity is not one the lock vouches for, or null when it is. */
 function driftReason(
   lock: CalibrationLock,
   identity: DecisionIdentity,
   /** The Questions the identity's model answered, when the round had several models. */
   answered: readonly string[] | null,
+  /** The cascade tier the decision is made at, or null. */
+  step: CascadeStep | null,
 ): string | null {
   const entry = lock.entry(identity.judgment, identity.decision, identity.decisionVersion);
   if (!entry) {
     const metadata = { name: identity.decision, version: identity.decisionVersion };
     return `${identity.judgment}: ${missingProblem(lock, identity.judgment, metadata)}`;
   }
+  const tier = step && entry.cascade ? (entry.cascade[step.tier - 1] ?? null) : null;
+  if (step && entry.cascade && (tier === null || tier.connection !== step.connection)) {
+    return (
+      `tier ${step.tier} of ${identity.judgment} asks "${step.connection}", but the lock calibrated ` +
+      `${tier ? `"${tier.connection}"` : 'no such tier'}: run \`judgment eval ${identity.judgment} --lock\` again.`
+    );
+  }
+  if (tier) return tierDriftReason(entry, tier, identity, answered);
   const thresholds = thresholdsProblem(entry, identity.thresholds);
   if (thresholds) return `${lockKey(identity.decision, identity.decisionVersion)}: ${thresholds}`;
   const sameQuestions = entry.identities.filter((locked) => locked.questions === identity.questions);
@@ -217,6 +274,43 @@ function driftReason(
   if (!languages.includes(null) && !languages.includes(identity.language)) {
     return (
       `the language ${JSON.stringify(identity.language)} was not calibrated for ${identity.judgment} (calibrated: ` +
+      `${languages.map((language) => JSON.stringify(language)).join(', ')}).`
+    );
+  }
+  return null;
+}
+
+/** Why a cascade tier's decision is not one its locked tier vouches for, or null when it is. */
+function tierDriftReason(
+  entry: LockedDecision,
+  tier: LockedTier,
+  identity: DecisionIdentity,
+  answered: readonly string[] | null,
+): string | null {
+  const where = `tier ${tier.tier} ("${tier.connection}") of ${identity.judgment}`;
+  if (!sameThresholds(tier.thresholds, identity.thresholds)) {
+    return (
+      `${where} decides with ${JSON.stringify(identity.thresholds)}, but the lock calibrated ` +
+      `${JSON.stringify(tier.thresholds)}: run \`judgment eval ${identity.judgment} --lock\` again.`
+    );
+  }
+  const sameQuestions = entry.identities.filter((locked) => locked.questions === identity.questions);
+  if (sameQuestions.length === 0) {
+    return (
+      `the Questions of ${identity.judgment} (fingerprint ${identity.questions.slice(0, 12)}…) are not the ones ` +
+      'calibrated: bump the Decision version and calibrate again.'
+    );
+  }
+  if (identity.model !== tier.model) {
+    return (
+      `${where} answered ${answered ? `${answered.join(', ')} ` : ''}with the model ${identity.model}, but it was ` +
+      `calibrated with ${tier.model}: pin the calibrated model or calibrate the cascade again with this one.`
+    );
+  }
+  const languages = sameQuestions.filter((locked) => locked.model === tier.model).map((locked) => locked.language);
+  if (languages.length > 0 && !languages.includes(null) && !languages.includes(identity.language)) {
+    return (
+      `the language ${JSON.stringify(identity.language)} was not calibrated for ${where} (calibrated: ` +
       `${languages.map((language) => JSON.stringify(language)).join(', ')}).`
     );
   }

@@ -4,6 +4,7 @@ import type { ReviewReason } from '../assessment/awaiting-review';
 import { type DecisionPlan, type GuardFinding, planDecision } from '../decision/decision-plan';
 import type { Decision, DecisionMetadata } from '../decision/decision.decorator';
 import type { DecisionTrace } from '../decision/decision-trace';
+import type { CascadeStep } from '../definition/cascade';
 import type { Outcome } from '../definition/outcome';
 import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { judgmentInstruments } from '../telemetry/judgment.metrics';
@@ -24,6 +25,8 @@ export interface RoutedDecision {
   readonly auditable: boolean;
   /** The cascade's next tier, when a Review Outcome of this decision escalates to it; else null. */
   readonly escalation?: { readonly tier: number; readonly connection: string } | null;
+  /** Where this decision stands in its Judgment's cascade (the drift guard checks that tier's lock), else null. */
+  readonly tier?: CascadeStep | null;
 }
 
 /** The plan of a decision, with what the guards found (announced once the plan is carried out). */
@@ -47,7 +50,7 @@ export class DecisionRouter {
 
   route(decided: RoutedDecision): Routing {
     const { assessment, decision, metadata, outcome, trace, inReview, auditable, escalation } = decided;
-    const drift = this.guard.check(assessment, decision, metadata);
+    const drift = this.guard.check(assessment, decision, metadata, decided.tier ?? null);
     const collapse = this.signal.check(assessment);
     const findings: GuardFinding[] = [
       ...(drift ? [this.guard.finding(drift)] : []),

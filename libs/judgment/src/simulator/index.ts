@@ -20,10 +20,13 @@ export type {
   MalformedFault,
   MalformedVariant,
   ModelInfo,
+  NoiseProfile,
   RetryableFault,
   SimulatorMode,
+  SimulatorNoise,
   StatusFault,
 } from './simulator.types';
+export { NOISE_PROFILES } from './answer-noise';
 export { parseSteering, type Steering, type SteerTarget } from './simulated-answers';
 export {
   OpenAiSimulator,

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { checkNoise } from './answer-noise';
 import { answerAll, type NormalQuestion } from './simulated-answers';
 import type {
   Fault,
@@ -13,6 +14,7 @@ import type {
   MalformedVariant,
   ModelInfo,
   SimulatorMode,
+  SimulatorNoise,
   StatusFault,
 } from './simulator.types';
 import { isPlainObject, validateJev, validateLaya, type ValidationFailure } from './request.validation';
@@ -123,6 +125,8 @@ export class JevSimulator extends SimulatorServer<Fault> {
   readonly maxConcurrent: number;
   readonly maxLabels: number;
   readonly models: ReadonlyArray<ModelInfo>;
+  /** Noise around a known truth per model, or undefined (answers from the hash and the markers only). */
+  readonly noise?: SimulatorNoise;
 
   private currentModel: string;
   private readonly knownModels: Set<string>;
@@ -152,6 +156,12 @@ export class JevSimulator extends SimulatorServer<Fault> {
       },
     ];
     this.knownModels = new Set([this.model, ...this.models.map((m) => m.name)]);
+    if (options.noise) {
+      if (this.mode === 'laya') throw new RangeError('noise applies to the jev mode only, not to laya.');
+      checkNoise(options.noise);
+      this.noise = options.noise;
+      for (const model of Object.keys(options.noise.profiles)) this.knownModels.add(model);
+    }
   }
 
   /** Number of requests handled since start (counted even when the log is off). */
@@ -341,7 +351,9 @@ export class JevSimulator extends SimulatorServer<Fault> {
           detail: { error_type: 'api_usage_error', message: `Unknown model: ${request.model}` },
         });
       }
-      const { answers, stateText } = answerAll(request.state, questions, 100, false);
+      const profile = this.noise && Object.hasOwn(this.noise.profiles, model) ? this.noise.profiles[model] : undefined;
+      const noisy = profile && { noise: this.noise!, profile, model };
+      const { answers, stateText } = answerAll(request.state, questions, 100, false, noisy);
       let outputTokens = 0;
       for (const q of questions) {
         outputTokens +=

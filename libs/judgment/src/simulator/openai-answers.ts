@@ -2,7 +2,8 @@
  * The simulated model of the OpenAI-compatible mode: the next-token distribution of a chat, deterministic (a hash of
  * the conversation) unless steered by `[[key=target:p]]` markers. Pure functions, no I/O.
  */
-import { fnv1a, parseSteering, prng, type SteerTarget } from './simulated-answers';
+import { caseKeyOf, drawNoise, noisyTarget, parseTruths, yesNoIndex } from './answer-noise';
+import { fnv1a, parseSteering, prng, type NoisyModel, type SteerTarget } from './simulated-answers';
 
 /** How the simulated model spreads its first token. */
 export type OpenAiBehaviour =
@@ -67,6 +68,8 @@ export interface FirstTokenRequest {
   readonly count: number;
   /** Token ids on every entry (llama-server), and special tokens rendered `""` in the tail. */
   readonly tokenIds: boolean;
+  /** The model asked, when it has a noise profile: a prompt carrying `[[truth=…]]` is answered with its noise. */
+  readonly noisy?: NoisyModel;
 }
 
 /**
@@ -93,10 +96,13 @@ export function answerCandidates(lastUser: string): Candidate[] {
  * for a yes/no answer.
  */
 export function firstTokenLogprobs(request: FirstTokenRequest): TopLogprob[] {
-  const { conversation, lastUser, behaviour, count, tokenIds } = request;
+  const { conversation, lastUser, behaviour, count, tokenIds, noisy } = request;
   const candidates = answerCandidates(lastUser);
   const rand = prng(fnv1a(conversation));
-  const shares = steered(candidates, lastUser, conversation) ?? spread(candidates.length, rand);
+  const shares =
+    (noisy && noisyShares(candidates, lastUser, conversation, noisy)) ??
+    steered(candidates, lastUser, conversation) ??
+    spread(candidates.length, rand);
   const masses = new Map<string, number>();
   const add = (token: string, mass: number) => masses.set(token, (masses.get(token) ?? 0) + mass);
   if (behaviour === 'collapsed' || behaviour === 'sentinels') {
@@ -179,24 +185,59 @@ function steered(candidates: Candidate[], lastUser: string, conversation: string
     if (key !== 'p' && !key.includes(':') && lastUser.includes(`"${key}"`)) chosen = target;
   }
   chosen ??= steering.get('p');
-  if (!chosen) return undefined;
-  const yesNo = candidates.length === 2 && candidates[0].token.toLowerCase() === 'yes';
+  return chosen && sharesFor(candidates, chosen);
+}
+
+/**
+ * The shares when the conversation gives the truth of this question (`[[truth=…]]`, or `[[truth:<key>=…]]` when
+ * `"<key>"` is in the last user message) and the model has a noise profile: its noise around that truth.
+ */
+function noisyShares(
+  candidates: Candidate[],
+  lastUser: string,
+  conversation: string,
+  { noise, profile, model }: NoisyModel,
+): number[] | undefined {
+  const truths = parseTruths(conversation);
+  if (truths.size === 0) return undefined;
+  let question = /^Question "([^"]+)"/m.exec(lastUser)?.[1] ?? '';
+  let truth = truths.get('');
+  for (const [key, answer] of truths) {
+    if (key !== '' && lastUser.includes(`"${key}"`)) [question, truth] = [key, answer];
+  }
+  if (truth === undefined) return undefined;
+  const answers = isYesNo(candidates) ? ['true', 'false'] : candidates.map(({ token }) => token);
+  const index = isYesNo(candidates) ? yesNoIndex(truth) : candidateIndex(candidates, truth);
+  if (index < 0) return undefined;
+  const draw = drawNoise(noise, profile, model, caseKeyOf(conversation), question);
+  return sharesFor(candidates, noisyTarget(draw, answers, index));
+}
+
+const isYesNo = (candidates: Candidate[]) => candidates.length === 2 && candidates[0].token.toLowerCase() === 'yes';
+
+/** The candidate a target names: its token, its text, or the start of its text (a label); −1 when none. */
+function candidateIndex(candidates: Candidate[], named: string): number {
+  const target = named.toLowerCase();
+  return candidates.findIndex(
+    ({ token, text }) =>
+      token.toLowerCase() === target ||
+      text.toLowerCase() === target ||
+      (text.toLowerCase().startsWith(target) && /^\W/.test(text.slice(target.length))),
+  );
+}
+
+/** `chosen.p` on the candidate it targets (the first, or a Rating's highest level, by default), the rest shared evenly. */
+function sharesFor(candidates: Candidate[], chosen: SteerTarget): number[] | undefined {
   const digits = candidates.every(({ token }) => /^\d+$/.test(token));
   let index: number;
   let p = chosen.p;
   if (chosen.target === undefined) {
     index = digits ? candidates.length - 1 : 0;
-  } else if (yesNo && ['true', 'false'].includes(chosen.target)) {
+  } else if (isYesNo(candidates) && ['true', 'false'].includes(chosen.target)) {
     index = 0;
     if (chosen.target === 'false') p = 1 - p;
   } else {
-    const target = chosen.target.toLowerCase();
-    index = candidates.findIndex(
-      ({ token, text }) =>
-        token.toLowerCase() === target ||
-        text.toLowerCase() === target ||
-        (text.toLowerCase().startsWith(target) && /^\W/.test(text.slice(target.length))),
-    );
+    index = candidateIndex(candidates, chosen.target);
     if (index < 0) return undefined;
   }
   const rest = candidates.length > 1 ? (1 - p) / (candidates.length - 1) : 0;

@@ -11,7 +11,8 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { firstTokenLogprobs, OPENAI_BEHAVIOURS, type OpenAiBehaviour } from './openai-answers';
 import { fnv1a } from './simulated-answers';
 import { SimulatorServer } from './simulator.server';
-import type { LoggedRequest, SimulatorServerOptions } from './simulator.types';
+import { checkNoise } from './answer-noise';
+import type { LoggedRequest, SimulatorNoise, SimulatorServerOptions } from './simulator.types';
 
 export const DEFAULT_OPENAI_MODEL = 'sim-4o-2026-09-17';
 /** Aliases the simulator resolves to its model, as OpenAI resolves `gpt-4o` to a dated snapshot. */
@@ -43,6 +44,11 @@ export interface OpenAiSimulatorOptions extends SimulatorServerOptions {
   model?: string;
   /** `system_fingerprint` it reports; null leaves it out (as many self-hosted servers do). */
   systemFingerprint?: string | null;
+  /**
+   * Answer prompts that carry `[[truth=…]]` with a model-dependent noise around it; the profiles' model names are
+   * accepted (and reported) beside the simulator's own model.
+   */
+  noise?: SimulatorNoise;
 }
 
 /** An error status with the OpenAI error body (default per status) and, for 429, the rate-limit headers. */
@@ -116,6 +122,8 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
   readonly apiKey?: string;
   readonly dialect: OpenAiDialect;
   readonly systemFingerprint: string | null;
+  /** Noise around a known truth per model, or undefined. */
+  readonly noise?: SimulatorNoise;
   private readonly topLogprobsCap: number;
   private current: OpenAiBehaviour;
   private readonly idPrefix = randomBytes(4).toString('hex');
@@ -130,6 +138,15 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
     this.topLogprobsCap = options.topLogprobsCap ?? Infinity;
     const fingerprint = this.dialect === 'llama-server' ? 'b0-unknown' : `fp_${fnv1a(this.model).toString(16)}`;
     this.systemFingerprint = options.systemFingerprint === undefined ? fingerprint : options.systemFingerprint;
+    if (options.noise) {
+      checkNoise(options.noise);
+      this.noise = options.noise;
+    }
+  }
+
+  /** The noise profile of `model`, when noise is on and the model has one. */
+  private profileOf(model: string) {
+    return this.noise && Object.hasOwn(this.noise.profiles, model) ? this.noise.profiles[model] : undefined;
   }
 
   /** How the simulated model answers now. */
@@ -223,7 +240,13 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
       return this.error(ex, new Invalid('We could not parse the JSON body of your request. Send valid JSON.'));
     }
     if (request instanceof Invalid) return this.error(ex, request);
-    if (!azure && !this.llama && request.model !== this.model && !OPENAI_ALIASES.includes(request.model)) {
+    if (
+      !azure &&
+      !this.llama &&
+      request.model !== this.model &&
+      !OPENAI_ALIASES.includes(request.model) &&
+      !this.profileOf(request.model)
+    ) {
       const message = `The model \`${request.model}\` does not exist or you do not have access to it.`;
       return this.error(ex, new Invalid(message, null, 404, 'model_not_found'));
     }
@@ -261,8 +284,12 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
     const conversation = request.messages.map((message) => message.text).join('\n');
     const lastUser = [...request.messages].reverse().find((message) => message.role === 'user')?.text ?? '';
     const tokenIds = this.llama;
+    // The model that answers: one with a noise profile when the request names it, else the simulator's own.
+    const model = !this.llama && this.profileOf(request.model) ? request.model : this.model;
+    const profile = this.profileOf(model);
+    const noisy = profile && { noise: this.noise!, profile, model };
     const ask = (as: Exclude<OpenAiBehaviour, 'omit-logprobs'>, count: number) =>
-      firstTokenLogprobs({ conversation, lastUser, behaviour: as, count, tokenIds });
+      firstTokenLogprobs({ conversation, lastUser, behaviour: as, count, tokenIds, noisy });
     const listed = Math.min(request.topLogprobs, this.topLogprobsCap);
     const top = behaviour === 'omit-logprobs' ? [] : ask(behaviour, Math.max(1, listed));
     const [chosen] = top.length > 0 ? top : ask('answer', 1);
@@ -292,7 +319,7 @@ export class OpenAiSimulator extends SimulatorServer<OpenAiFault> {
       id: this.llama ? ex.requestId : `chatcmpl-${ex.requestId.slice(4)}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
-      model: this.model,
+      model,
       choices,
       usage,
       ...(this.llama ? {} : { service_tier: 'default' }),

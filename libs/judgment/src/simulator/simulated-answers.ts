@@ -3,6 +3,12 @@
  * optionally steered by `[[...]]` markers inside the state. Pure functions, no I/O.
  */
 
+import { fnv1a, prng } from './seeded-random';
+import { caseKeyOf, drawNoise, noisyTarget, parseTruths, yesNoIndex } from './answer-noise';
+import type { NoiseProfile, SimulatorNoise } from './simulator.types';
+
+export { fnv1a, prng };
+
 export type QuestionType = 'noul' | 'choice' | 'score';
 
 /** A validated question, normalised for both dialects. */
@@ -31,28 +37,6 @@ export type Steering = Map<string, SteerTarget>;
 
 const MARKER = /\[\[\s*([^\]=]+?)\s*=\s*([^\]]+?)\s*\]\]/g;
 const TYPE_PREFIX = /^(noul|choice|score):(.+)$/;
-
-/** FNV-1a (32-bit) over UTF-16 code units, continuing from `seed`. */
-export function fnv1a(text: string, seed = 0x811c9dc5): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** Small seeded PRNG (mulberry32): uniform floats in [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Parse every `[[key=value]]` marker of `text`; later markers override earlier ones. Invalid ones are ignored. */
 export function parseSteering(text: string): Steering {
@@ -252,19 +236,49 @@ export function buildAnswer(q: NormalQuestion, units: number[], scale: number, l
   };
 }
 
-/** Answers for every question of a validated request, keyed by question id. */
+/**
+ * Answers for every question of a validated request, keyed by question id. With `noisy` (a model with a noise
+ * profile), a question whose truth the state gives (`[[truth=…]]`) is answered with that model's noise around it.
+ */
 export function answerAll(
   state: unknown,
   questions: NormalQuestion[],
   scale: number,
   laya: boolean,
+  noisy?: NoisyModel,
 ): { answers: Record<string, Record<string, unknown>>; stateText: string } {
   const stateText = typeof state === 'string' ? state : JSON.stringify(state);
   const stateHash = fnv1a(stateText);
   const steering = parseSteering(stateText);
+  const truths = noisy ? parseTruths(stateText) : undefined;
   const answers: Record<string, Record<string, unknown>> = Object.create(null);
   for (const q of questions) {
-    answers[q.id] = buildAnswer(q, questionUnits(q, stateHash, steering, scale, questionHashText(q)), scale, laya);
+    const noisyTruth = truths?.size ? noisySteering(q, truths, noisy!, stateText) : undefined;
+    const units = questionUnits(q, stateHash, noisyTruth ?? steering, scale, questionHashText(q));
+    answers[q.id] = buildAnswer(q, units, scale, laya);
   }
   return { answers, stateText };
+}
+
+/** The noise settings and profile of the model a request names. */
+export interface NoisyModel {
+  readonly noise: SimulatorNoise;
+  readonly profile: NoiseProfile;
+  readonly model: string;
+}
+
+/** Steering for `q` drawn around its truth, or undefined (no truth for it, or a truth that names no answer of it). */
+function noisySteering(
+  q: NormalQuestion,
+  truths: ReadonlyMap<string, string>,
+  { noise, profile, model }: NoisyModel,
+  stateText: string,
+): Steering | undefined {
+  const truth = truths.get(q.id) ?? truths.get('');
+  if (truth === undefined) return undefined;
+  const answers = q.type === 'noul' ? ['true', 'false'] : q.labels;
+  const index = q.type === 'noul' ? yesNoIndex(truth) : answers.indexOf(truth);
+  if (index < 0) return undefined;
+  const draw = drawNoise(noise, profile, model, caseKeyOf(stateText), q.id);
+  return new Map([[`${q.type}:${q.id}`, noisyTarget(draw, answers, index)]]);
 }

@@ -29,7 +29,39 @@ export interface SimulatorServerOptions {
   limits?: SimulatorLimits;
 }
 
+/**
+ * How one model's answers scatter around a case's known truth (`[[truth=<answer>]]` in the case's text): the model puts
+ * q ~ Beta(a, b) on the true answer, except in a share `flip` of cases, where it puts q on a wrong answer (drawn
+ * uniformly among the others); the rest of the mass is shared evenly by the other answers.
+ */
+export interface NoiseProfile {
+  /** Beta(a, b)'s first shape (> 0): a larger a (against b) puts q nearer 1, a sharper model. */
+  readonly a: number;
+  /** Beta(a, b)'s second shape (> 0). */
+  readonly b: number;
+  /** The share of cases where the model favours a wrong answer, with the same q: confidently wrong. In [0, 1]. */
+  readonly flip: number;
+}
+
+/**
+ * Noise around a known truth (jev and openai modes): each model name a request may name gets a profile. A case whose
+ * text has no `[[truth=…]]` marker, or a request naming a model without a profile, is answered as without noise.
+ */
+export interface SimulatorNoise {
+  /** Profile per model name (the model a request names, its aliases resolved). Those names are accepted as models. */
+  readonly profiles: Readonly<Record<string, NoiseProfile>>;
+  /** Seed of every draw (a whole number, default 0): the same seed, model, case and question, the same answer. */
+  readonly seed?: number;
+  /**
+   * Correlation in [0, 1) of the models' draws of one case (a Gaussian copula on q; default 0, independent): at 0.5, a
+   * case one model is unsure of is more often one the other is unsure of too. Flips stay independent.
+   */
+  readonly correlation?: number;
+}
+
 export interface JevSimulatorOptions extends SimulatorServerOptions {
+  /** Jev mode: answer cases that carry `[[truth=…]]` with a model-dependent noise around it (not in laya mode). */
+  noise?: SimulatorNoise;
   /** Wire dialect. Default `jev`. */
   mode?: SimulatorMode;
   /**

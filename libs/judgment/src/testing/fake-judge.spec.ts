@@ -332,16 +332,6 @@ describe('FakeJudge in the module', () => {
 });
 
 describe('FakeJudge assertions', () => {
-  const failure = (assertion: () => unknown): string => {
-    try {
-      assertion();
-    } catch (error) {
-      expect(error).toBeInstanceOf(JudgmentAssertionError);
-      return (error as Error).message;
-    }
-    throw new Error('The assertion passed.');
-  };
-
   it('assertAssessed passes when a Judgment of the class was assessed, and says what was assessed otherwise', async () => {
     const { fake, judge } = await start({ SupportTicket: { urgent: 0 }, 'refund-abuse': clean });
     expect(failure(() => fake.assertAssessed(RefundAbuse))).toBe(
@@ -450,3 +440,78 @@ describe('FakeJudge assertions', () => {
     );
   });
 });
+
+describe('FakeJudge and the app events', () => {
+  it('hears each event once though JudgmentTestingModule provides it under two tokens', async () => {
+    const { fake, judge } = await start({ 'refund-abuse': clean });
+    await judge.dispatch(refund(1));
+    expect(failure(() => fake.assertNotDispatched(RefundAbuse))).toBe(
+      'Expected RefundAbuse ("refund-abuse") not to be dispatched, but it was, 1 time.',
+    );
+  });
+
+  it('JudgmentTestingModule tells the fake each event itself: its assertions hold without EventEmitterModule', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        JudgmentTestingModule.forRoot({
+          persistence: { enabled: false },
+          dataSource: false,
+          scripts: { 'refund-abuse': abusive },
+        }),
+        JudgmentModule.forFeature([RefundAbuse]),
+      ],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    apps.push(app);
+    await app.init();
+    const fake = app.get(FakeJudge);
+    await app.get(Judge).dispatch(refund(4));
+    fake.assertAssessed(RefundAbuse);
+    fake.assertDispatched(RefundAbuse, (j) => j.refund.refundsThisYear === 4);
+    expect(failure(() => fake.assertNotDispatched(RefundAbuse))).toBe(
+      'Expected RefundAbuse ("refund-abuse") not to be dispatched, but it was, 1 time.',
+    );
+    await fake.assertAwaitingReview(RefundAbuse);
+  });
+
+  it('with overrideProvider(AnswerSource) and no EventEmitterModule its dispatch and Review assertions say the events do not reach it', async () => {
+    const fake = fakeJudge({ 'refund-abuse': abusive });
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        JudgmentModule.forRoot({
+          persistence: { enabled: false },
+          dataSource: false,
+          engine: 'mock',
+          engines: { mock: { driver: 'mock' } },
+        }),
+        JudgmentModule.forFeature([RefundAbuse]),
+      ],
+    })
+      .overrideProvider(AnswerSource)
+      .useValue(fake)
+      .compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    apps.push(app);
+    await app.init();
+    await app.get(Judge).dispatch(refund());
+    fake.assertAssessed(RefundAbuse);
+    const told =
+      "The fake Judge answered, but none of the app's events reached it: it learns of dispatches, Assessments and " +
+      'Reviews from them. With overrideProvider(AnswerSource), import EventEmitterModule.forRoot() in the test ' +
+      'module and init the app (app.init() or moduleRef.init()); JudgmentTestingModule.forRoot() tells it itself.';
+    expect(failure(() => fake.assertDispatched(RefundAbuse))).toBe(told);
+    expect(failure(() => fake.assertNotDispatched(RefundAbuse))).toBe(told);
+    await expect(fake.assertAwaitingReview(RefundAbuse)).rejects.toThrow(told);
+  });
+});
+
+/** The message of the JudgmentAssertionError the assertion throws. */
+function failure(assertion: () => unknown): string {
+  try {
+    assertion();
+  } catch (error) {
+    expect(error).toBeInstanceOf(JudgmentAssertionError);
+    return (error as Error).message;
+  }
+  throw new Error('The assertion passed.');
+}

@@ -1,10 +1,21 @@
+import { OnEvent } from '@nestjs/event-emitter';
 import type { Assessment } from '../assessment/assessment';
+import { decisionMetadata } from '../decision/decision.decorator';
 import type { Outcome } from '../definition/outcome';
 import { type Judgment, type JudgmentClass, judgmentName } from '../definition/judgment.decorator';
 import type { Engine, EngineAnswer, EngineResponse } from '../engines/engine.interface';
 import { EngineFailed, UnscriptedJudgment } from '../errors';
-import { AnswerSource, type ChosenEngine } from '../judge/answer-source';
-import type { RecordLink } from '../recording/record-link';
+import {
+  AssessmentCompleted,
+  AssessmentDispatched,
+  AssessmentFailed,
+  type JudgmentEvent,
+  ReviewRequested,
+  ReviewResolved,
+} from '../events/judgment.events';
+import { AnswerSource } from '../judge/answer-source';
+import type { AssessmentRecords } from '../records/assessment-records.service';
+import type { JudgmentRegistry } from '../registry/judgment.registry';
 import { JudgmentAssertionError } from '../errors';
 import { type JudgmentScripts, type Script, runScript } from './scripts';
 
@@ -14,16 +25,18 @@ export type JudgmentPredicate<J extends Judgment> = (judgment: J) => boolean;
 /** What an assertAwaitingReview predicate receives: the Judgment and the Outcome that sent it to Review. */
 export type ReviewPredicate<J extends Judgment> = (judgment: J, outcome: Outcome) => boolean;
 
-/** An Assessment the Judge made from a script, and the link deciding it wrote through. */
+/** An Assessment the Judge made (AssessmentCompleted), and its record's id (null when nothing was recorded). */
 interface MadeAssessment {
   readonly assessment: Assessment<any>;
-  readonly link: RecordLink;
+  readonly recordId: number | null;
 }
 
 /**
  * Scripted answers in place of the app's Engine connections, for tests, with assertions that fail a test with a clear
  * message. It is the module's AnswerSource: the real Judge asks it for each attempt's Engine and gets a scripted one,
  * so a faked Judgment is recorded, announced and decided by the Judge's own code. No connection is ever asked.
+ * What happens after the answers — dispatches, Assessments made, cases sent to Review and resolved — it learns from
+ * the library's events, as one of the app's listeners (the app imports EventEmitterModule).
  *
  * Provide it with `JudgmentTestingModule.forRoot({ ...moduleOptions, scripts })`, or with
  * `Test.createTestingModule(...).overrideProvider(AnswerSource).useValue(fakeJudge(scripts))`.
@@ -35,7 +48,16 @@ export class FakeJudge extends AnswerSource {
   private readonly assessedJudgments: Judgment[] = [];
   private readonly dispatchedJudgments: Judgment[] = [];
   private readonly made: MadeAssessment[] = [];
+  /** The Outcome that sent each case to Review, by record id (an unrecorded one by its Assessment). */
+  private readonly inReview = new Map<number | Assessment<any>, Outcome>();
+  /** The events already taken in: one provider under two tokens is one listener. */
+  private readonly heard = new WeakSet<object>();
+  private heardAny = false;
+  /** Whether the fake gave an Engine (answering or failing): the Judge announces such attempts. */
+  private gaveEngine = false;
   private answered = false;
+  /** Where recorded cases are read again (JudgmentTestingModule gives it); null: the events alone tell. */
+  private records: { records: AssessmentRecords; registry: JudgmentRegistry } | null = null;
 
   constructor(scripts: JudgmentScripts = {}) {
     super();
@@ -55,7 +77,18 @@ export class FakeJudge extends AnswerSource {
     this.assessedJudgments.length = 0;
     this.dispatchedJudgments.length = 0;
     this.made.length = 0;
+    this.inReview.clear();
+    this.gaveEngine = false;
     this.answered = false;
+    return this;
+  }
+
+  /**
+   * Reads recorded cases again from the app's records when asked whether they await Review (so a record changed
+   * since counts as it is now). JudgmentTestingModule calls it; without it the events alone tell.
+   */
+  readRecordsFrom(records: AssessmentRecords, registry: JudgmentRegistry): this {
+    this.records = { records, registry };
     return this;
   }
 
@@ -64,7 +97,7 @@ export class FakeJudge extends AnswerSource {
    * and a script that throws anything but EngineFailed are mistakes in the test, thrown before anything is asked; a
    * script throwing EngineFailed gives an Engine that fails with it, so the Judge records and announces the failure.
    */
-  engineFor(judgment: Judgment, _connection: string): ChosenEngine {
+  engineFor(judgment: Judgment, _connection: string): Engine {
     this.assessedJudgments.push(judgment);
     const name = judgmentName(judgment);
     const script = this.scripts.get(name);
@@ -77,25 +110,64 @@ export class FakeJudge extends AnswerSource {
     }
     const number = (this.assessments.get(name) ?? 0) + 1;
     this.assessments.set(name, number);
+    let scripted: Assessment<any> | EngineFailed;
     try {
-      const made = runScript(name, script, judgment, number).make();
+      scripted = runScript(name, script, judgment, number).make();
       this.answered = true;
-      return { engine: new ScriptedEngine(made), scripted: true };
     } catch (error) {
       if (!(error instanceof EngineFailed)) throw error;
-      return { engine: new ScriptedEngine(error), scripted: true };
+      scripted = error;
     }
+    this.gaveEngine = true;
+    return new ScriptedEngine(scripted);
   }
 
   /** Nothing to build: no connection is asked while the fake answers. */
   validate(): void {}
 
-  override dispatching(judgment: Judgment): void {
-    this.dispatchedJudgments.push(judgment);
+  @OnEvent(AssessmentDispatched.NAME)
+  protected onDispatched(event: AssessmentDispatched): void {
+    if (this.takes(event)) this.dispatchedJudgments.push(event.judgment);
   }
 
-  override assessed(assessment: Assessment<any>, link: RecordLink): void {
-    this.made.push({ assessment, link });
+  @OnEvent(AssessmentCompleted.NAME)
+  protected onCompleted(event: AssessmentCompleted): void {
+    if (this.takes(event)) this.made.push({ assessment: event.assessment, recordId: event.record?.id ?? null });
+  }
+
+  @OnEvent(AssessmentFailed.NAME)
+  protected onFailed(event: AssessmentFailed): void {
+    this.takes(event);
+  }
+
+  @OnEvent(ReviewRequested.NAME)
+  protected onReviewRequested(event: ReviewRequested): void {
+    if (this.takes(event)) this.inReview.set(event.record?.id ?? event.assessment, event.outcome);
+  }
+
+  @OnEvent(ReviewResolved.NAME)
+  protected onReviewResolved(event: ReviewResolved): void {
+    if (this.takes(event)) this.inReview.delete(event.record.id);
+  }
+
+  /**
+   * Takes in one of the module's events: JudgmentTestingModule's events publisher tells the fake each event it
+   * emits, so the fake needs no EventEmitterModule there (one the app imports delivers the same events, heard once).
+   */
+  hear(event: JudgmentEvent): void {
+    if (event instanceof AssessmentDispatched) this.onDispatched(event);
+    else if (event instanceof AssessmentCompleted) this.onCompleted(event);
+    else if (event instanceof AssessmentFailed) this.onFailed(event);
+    else if (event instanceof ReviewRequested) this.onReviewRequested(event);
+    else if (event instanceof ReviewResolved) this.onReviewResolved(event);
+  }
+
+  /** Whether the event is new to the fake (and notes that events reach it). */
+  private takes(event: object): boolean {
+    this.heardAny = true;
+    if (this.heard.has(event)) return false;
+    this.heard.add(event);
+    return true;
   }
 
   /** Always 0: the fake spends no tokens. */
@@ -128,26 +200,33 @@ export class FakeJudge extends AnswerSource {
     );
   }
 
-  /** Fails unless a Judgment of the class (or a subclass) was dispatched, and matched the predicate if one is given. */
+  /**
+   * Fails unless a Judgment of the class (or a subclass) was dispatched (AssessmentDispatched), and matched the
+   * predicate if one is given.
+   */
   assertDispatched<J extends Judgment>(cls: JudgmentClass<J>, predicate?: JudgmentPredicate<J>): void {
+    this.requireEvents();
     expectSome('dispatched', this.dispatchedJudgments, cls, predicate);
   }
 
   /** Fails if a Judgment of the class (or a subclass) was dispatched (matching the predicate if one is given). */
   assertNotDispatched<J extends Judgment>(cls: JudgmentClass<J>, predicate?: JudgmentPredicate<J>): void {
+    this.requireEvents();
     expectNone('dispatched', this.dispatchedJudgments, cls, predicate);
   }
 
   /**
    * Fails unless an Assessment made from a script for the class (or a subclass) awaits Review (matching the predicate
-   * if one is given). A recorded one is read again from its record (so a resolved record no longer awaits Review); an
-   * unrecorded one (persistence off) counts once deciding it sent it to Review.
+   * if one is given). A case counts once ReviewRequested sent it there, until ReviewResolved; under
+   * JudgmentTestingModule a recorded one is read again from its record (so a record resolved since, however, no
+   * longer awaits Review).
    */
   async assertAwaitingReview<J extends Judgment>(cls: JudgmentClass<J>, predicate?: ReviewPredicate<J>): Promise<void> {
+    this.requireEvents();
     const ofClass = this.made.filter((made) => made.assessment.judgment instanceof cls);
     const awaiting: Array<[J, Outcome]> = [];
     for (const made of ofClass) {
-      const outcome = await made.link.awaitedReview();
+      const outcome = await this.awaitedReview(made);
       if (outcome !== undefined) awaiting.push([made.assessment.judgment as J, outcome]);
     }
     if (awaiting.length === 0) {
@@ -163,6 +242,31 @@ export class FakeJudge extends AnswerSource {
       );
     }
   }
+
+  /** The Outcome the Assessment awaits Review with, or undefined when it does not. */
+  private async awaitedReview(made: MadeAssessment): Promise<Outcome | undefined> {
+    if (made.recordId === null) return this.inReview.get(made.assessment);
+    const marked = this.inReview.get(made.recordId);
+    if (!this.records) return marked;
+    const record = await this.records.records.find(made.recordId);
+    if (!record?.isAwaitingReview() || record.outcome === null) return undefined;
+    if (marked !== undefined && String(marked) === record.outcome) return marked;
+    // Sent to Review where the fake did not hear it (another process): the Outcome as its Decision declares it.
+    const { registry } = this.records;
+    if (record.decision === null || !registry.hasDecision(record.decision)) return record.outcome;
+    const declared = decisionMetadata(registry.decision(record.decision)).outcomes;
+    return declared.find((outcome) => String(outcome) === record.outcome) ?? record.outcome;
+  }
+
+  /** The fake answered, but none of the app's events reached it: what it learns from them cannot be asserted. */
+  private requireEvents(): void {
+    if (!this.gaveEngine || this.heardAny) return;
+    throw new JudgmentAssertionError(
+      "The fake Judge answered, but none of the app's events reached it: it learns of dispatches, Assessments and " +
+        'Reviews from them. With overrideProvider(AnswerSource), import EventEmitterModule.forRoot() in the test ' +
+        'module and init the app (app.init() or moduleRef.init()); JudgmentTestingModule.forRoot() tells it itself.',
+    );
+  }
 }
 
 /** Scripted answers for the app's AnswerSource: `overrideProvider(AnswerSource).useValue(fakeJudge(scripts))`. */
@@ -172,20 +276,24 @@ export function fakeJudge(scripts: JudgmentScripts = {}): FakeJudge {
 
 /**
  * The Engine of one scripted attempt: it answers the script's answers in the Engine's own form (a Likelihood Set as
- * `set.label` keys) with the fake Provenance, or fails with the EngineFailed the script threw.
+ * `set.label` keys) with the fake Provenance, or fails with the EngineFailed the script threw. It declares `scripted`:
+ * its answers may leave Questions unanswered, are never cached, and its Assessments' Decisions run twice.
  */
 class ScriptedEngine implements Engine {
-  constructor(private readonly scripted: Assessment<any> | EngineFailed) {}
+  /** Answers written in advance: the Judge leaves them uncached and unpriced, and checks each Decision's purity. */
+  readonly scripted = true;
+
+  constructor(private readonly script: Assessment<any> | EngineFailed) {}
 
   model(): string {
     return 'fake';
   }
 
   async answer(): Promise<EngineResponse> {
-    if (this.scripted instanceof EngineFailed) throw this.scripted;
-    const { questions, provenance } = this.scripted;
+    if (this.script instanceof EngineFailed) throw this.script;
+    const { questions, provenance } = this.script;
     const answers: Record<string, EngineAnswer> = {};
-    for (const [key, answer] of Object.entries(this.scripted.encodedAnswers())) {
+    for (const [key, answer] of Object.entries(this.script.encodedAnswers())) {
       if (questions[key].kind !== 'likelihood_set') answers[key] = answer;
       else for (const [label, p] of Object.entries(answer)) answers[`${key}.${label}`] = p as number;
     }

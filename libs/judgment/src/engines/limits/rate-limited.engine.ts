@@ -21,6 +21,10 @@ export class RateLimitedEngine implements Engine {
     return this.engine.model();
   }
 
+  get scripted(): boolean {
+    return this.engine.scripted === true;
+  }
+
   refusals(questions: ReadonlyMap<string, Question>): readonly string[] {
     return this.engine.refusals?.(questions) ?? [];
   }

@@ -1,6 +1,7 @@
 import { InvalidPrice } from '../../errors';
 import type { ConnectionPrice, EngineConnectionOptions } from '../../judgment.options';
 import { JUDGMENT_DEFAULTS } from '../../judgment.defaults';
+import { settingNumber } from '../connection.settings';
 
 /** The currency of a price that names none. */
 export const DEFAULT_CURRENCY = JUDGMENT_DEFAULTS.connection.priceCurrency;
@@ -55,12 +56,7 @@ export function connectionPrice(name: string, config: EngineConnectionOptions): 
 function priceFigure(name: string, price: Record<string, unknown>, figure: keyof ConnectionPrice): number | null {
   const value = price[figure];
   if (value === undefined || value === null) return null;
-  const number =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value)
-        ? Number(value)
-        : NaN;
+  const number = settingNumber(value);
   if (Number.isFinite(number) && number >= 0) return number;
   const what =
     figure === 'perRequest' ? 'one paid request' : `1,000,000 ${figure.slice(0, -'PerMillion'.length)} tokens`;

@@ -29,7 +29,7 @@ import {
   freshDatabase,
   openDatabase,
 } from '../test/queue/queue.fixtures';
-import { startFixtureProcess, stopFixtureProcess } from '../test/support/fixture-process';
+import { spawnWorkerProcess, stopWorkerProcess } from '../test/queue/worker-process';
 import { REDIS, clearPrefix } from '../test/support/redis';
 import { type RunningRedisCluster, startRedisCluster } from '../test/support/redis-cluster';
 import { barePostsPerSecond, median, processCpuMs, startSimulator } from './support/bench';
@@ -135,19 +135,16 @@ async function run(setup: Setup, db: DataSource, simulatorUrl: string): Promise<
   const connection: Cluster | undefined = setup.cluster?.connect();
   let producer: INestApplicationContext | undefined;
   try {
-    for (let n = 0; n < setup.workers; n++) {
-      workers.push(
-        await startWorker({
-          BW_DATABASE: DATABASE,
-          BW_PREFIX: prefix,
-          BW_LIMITER_PREFIX: limiterPrefix,
-          BW_SIMULATOR_URL: simulatorUrl,
-          BW_CONCURRENCY: String(CONCURRENCY / setup.workers),
-          BW_LIMITS: JSON.stringify(LIMITS),
-          ...(clusterPorts ? { BW_CLUSTER_PORTS: clusterPorts } : {}),
-        }),
-      );
-    }
+    const env = {
+      BW_DATABASE: DATABASE,
+      BW_PREFIX: prefix,
+      BW_LIMITER_PREFIX: limiterPrefix,
+      BW_SIMULATOR_URL: simulatorUrl,
+      BW_CONCURRENCY: String(CONCURRENCY / setup.workers),
+      BW_LIMITS: JSON.stringify(LIMITS),
+      ...(clusterPorts ? { BW_CLUSTER_PORTS: clusterPorts } : {}),
+    };
+    for (let n = 0; n < setup.workers; n++) await startWorker(env, workers);
     producer = await createWorkerContext({
       database: DATABASE,
       prefix,
@@ -224,7 +221,7 @@ async function run(setup: Setup, db: DataSource, simulatorUrl: string): Promise<
       'load (1 min)': load,
     };
   } finally {
-    for (const worker of workers) await stopFixtureProcess(worker);
+    for (const worker of workers) await stopWorkerProcess(worker);
     await producer?.close();
     await connection?.quit();
     if (setup.cluster) await setup.cluster.flush();
@@ -255,10 +252,10 @@ async function redisCommands(setup: Setup): Promise<number> {
   return total;
 }
 
-function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  // BENCH_WORKER_NODE_ARGS: flags for the worker processes' node (`--cpu-prof --cpu-prof-dir=…` to profile them).
+/** One worker process; BENCH_WORKER_NODE_ARGS gives its node flags (`--cpu-prof --cpu-prof-dir=…` to profile it). */
+function startWorker(env: Record<string, string>, into: ChildProcess[]): Promise<ChildProcess> {
   const flags = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  return startFixtureProcess('bench/support/throughput-worker.ts', env, flags);
+  return spawnWorkerProcess('throughput-worker.fixture.ts', env, into, flags);
 }
 
 /** A worker process's event-loop delay since it was last asked (SIGUSR2; it answers `delay <p50> <p99>`). */

@@ -17,8 +17,8 @@ import {
   waitForProgress,
 } from './queue.fixtures';
 import { TokenBucketProxy } from './token-bucket.proxy';
-import { startFixtureProcess, stopFixtureProcess } from '../support/fixture-process';
 import { clearPrefix } from '../support/redis';
+import { spawnWorkerProcess, stopWorkerProcess } from './worker-process';
 
 export interface AccountLimitRun {
   /** The database (created by the caller, with the package's and the fixtures' tables). */
@@ -82,7 +82,7 @@ export async function runAccountLimit(run: AccountLimitRun): Promise<AccountLimi
   const workers: ChildProcess[] = [];
   const assess = inspectQueue('judgment-assess', prefix);
   try {
-    for (let n = 0; n < run.workers; n++) workers.push(await spawnWorker(run, prefix, proxy.url, `w${n}`));
+    for (let n = 0; n < run.workers; n++) await spawnWorker(run, prefix, proxy.url, `w${n}`, workers);
     const judge = producer.get(Judge);
     const started = Date.now();
     // Offered in steps of 100 ms, at `offered` times the limit.
@@ -130,7 +130,7 @@ export async function runAccountLimit(run: AccountLimitRun): Promise<AccountLimi
       }, []),
     };
   } finally {
-    for (const worker of workers) await stopFixtureProcess(worker);
+    for (const worker of workers) await stopWorkerProcess(worker);
     await producer.close();
     await assess.close();
     await clearPrefix(prefix);
@@ -140,13 +140,23 @@ export async function runAccountLimit(run: AccountLimitRun): Promise<AccountLimi
   }
 }
 
-function spawnWorker(run: AccountLimitRun, prefix: string, url: string, name: string): Promise<ChildProcess> {
-  return startFixtureProcess('test/queue/rate-limit-worker.fixture.ts', {
-    JQ_DATABASE: run.database,
-    JQ_PREFIX: prefix,
-    JQ_SIMULATOR_URL: url,
-    JQ_CONCURRENCY: String(run.concurrency),
-    JQ_NAME: name,
-    JQ_LIMITS: JSON.stringify(run.limits),
-  });
+function spawnWorker(
+  run: AccountLimitRun,
+  prefix: string,
+  url: string,
+  name: string,
+  into: ChildProcess[],
+): Promise<ChildProcess> {
+  return spawnWorkerProcess(
+    'rate-limit-worker.fixture.ts',
+    {
+      JQ_DATABASE: run.database,
+      JQ_PREFIX: prefix,
+      JQ_SIMULATOR_URL: url,
+      JQ_CONCURRENCY: String(run.concurrency),
+      JQ_NAME: name,
+      JQ_LIMITS: JSON.stringify(run.limits),
+    },
+    into,
+  );
 }

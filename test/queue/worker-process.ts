@@ -9,8 +9,10 @@ export async function spawnWorkerProcess(
   fixture: string,
   env: Record<string, string>,
   into: ChildProcess[],
+  /** Flags of node itself (a bench's `--cpu-prof`, …). */
+  nodeFlags: readonly string[] = [],
 ): Promise<ChildProcess> {
-  const worker = spawn(process.execPath, ['-r', './scripts/register.js', `test/queue/${fixture}`], {
+  const worker = spawn(process.execPath, [...nodeFlags, '-r', './scripts/register.js', `test/queue/${fixture}`], {
     cwd: `${__dirname}/../..`,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

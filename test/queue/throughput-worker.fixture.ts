@@ -1,4 +1,4 @@
-// A worker process of bench/worker-throughput.bench.ts: the assess, decide and review workers (queue.concurrency
+// A queue worker process of bench/worker-throughput.bench.ts: the assess, decide and review workers (queue.concurrency
 // BW_CONCURRENCY) on the bench's database and BullMQ prefix, asking the simulator through a connection with the limits
 // in BW_LIMITS (JSON), counted under BW_LIMITER_PREFIX; on one Redis (JUDGMENT_TEST_REDIS_PORT), or on a Redis Cluster when BW_CLUSTER_PORTS lists its
 // nodes. Prints `ready` once its workers run; SIGUSR2 prints its event loop's delay (and with BENCH_SPANS=1 its spans'
@@ -7,8 +7,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Cluster } from 'ioredis';
-import { API_KEY, MODEL, createWorkerContext } from '../../test/queue/queue.fixtures';
-import { CLUSTER_CLIENT_OPTIONS } from '../../test/support/redis-cluster';
+import { API_KEY, MODEL, createWorkerContext } from './queue.fixtures';
+import { CLUSTER_CLIENT_OPTIONS } from '../support/redis-cluster';
 
 /**
  * With BENCH_SPANS=1, the library's spans are kept in memory (an OpenTelemetry SDK of this process), so SIGUSR2 can
@@ -36,7 +36,7 @@ function printSpans(exporter: InMemorySpanExporter): void {
 async function main() {
   const env = (name: string) => {
     const value = process.env[name];
-    if (value === undefined) throw new Error(`throughput-worker.ts needs ${name}.`);
+    if (value === undefined) throw new Error(`throughput-worker.fixture.ts needs ${name}.`);
     return value;
   };
   const ports = process.env.BW_CLUSTER_PORTS;

@@ -1,6 +1,6 @@
 import { InvalidSuggestion } from '../errors';
 import { binomialTailPValue, clopperPearsonUpper } from './binomial';
-import { DEFAULT_MIN_BAND, checkSuggestOptions, learnMask } from './threshold-suggestion';
+import { DEFAULT_MIN_BAND, checkSuggestOptions, learnMask, percent } from './threshold-suggestion';
 
 // Choosing every tier's thresholds of an escalation cascade together, from answers already asked: no Engine call.
 //
@@ -757,10 +757,6 @@ function cascadeVerdict(
 /** A cost without the float noise of its sums (12 significant digits). */
 function tidy(value: number): number {
   return Number(value.toPrecision(12));
-}
-
-function percent(value: number): string {
-  return `${Math.round(value * 1000) / 10} %`;
 }
 
 /** A cost per decision with 4 significant digits. */

@@ -706,7 +706,8 @@ export function describeSequence(
   );
 }
 
-function percent(value: number): string {
+/** A share as a percentage with one decimal (`12.3 %`). */
+export function percent(value: number): string {
   return `${Math.round(value * 1000) / 10} %`;
 }
 

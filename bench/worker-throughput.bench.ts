@@ -9,10 +9,12 @@
 // same number in flight, once before and once after it: ratio = queued judgments/s ÷ bare HTTP requests/s (the mean of
 // the two), the issue's goal being ≥ 0.9. Where the time goes, per setup: Redis commands per judgment (INFO
 // commandstats of the masters), the worker processes' CPU time per judgment, how long an assess and a decide job held
-// a worker's slot (p50), and the workers' event-loop delay (how long their work waited to run). Every Judgment must
-// end with one decided record. Prints the load average (`uptime`) before and after.
+// a worker's slot (p50 and mean), the workers' event-loop delay (how long their work waited to run), and how busy the
+// machine's cores were. Every Judgment must end with one decided record. Prints the load average (`uptime`) before and
+// after. BW_DECIDE_CONCURRENCY sets the workers' queue.decideConcurrency (default: the library's).
 //   node -r ./scripts/register.js bench/worker-throughput.bench.ts [judgments=1600] [concurrency=32]
 import { type ChildProcess, execSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import IORedis, { type Cluster } from 'ioredis';
@@ -63,11 +65,17 @@ interface Row {
   ratio: number;
   'Redis commands / judgment': number;
   'worker CPU ms / judgment': number;
-  /** How long each job held a worker's slot (processedOn to finishedOn), p50: the assess job's includes the 200 ms. */
+  /**
+   * How long each job of the measured run held a worker's slot (processedOn to finishedOn), p50: the assess job's
+   * includes the 200 ms. Throughput is the concurrency over the assess slot's mean.
+   */
   'assess job ms p50': number;
+  'assess job ms mean': number;
   'decide job ms p50': number;
   /** The worker processes' event loop delay over the queued run (the largest of them): time their work waited to run. */
   'worker event-loop delay p50/p99 ms': string;
+  /** Of the machine's CPU time during the queued run (/proc/stat), the share not idle: 1 is every core busy. */
+  'machine CPU busy': number;
   'load (1 min)': number;
 }
 
@@ -181,16 +189,21 @@ async function run(setup: Setup, db: DataSource, simulatorUrl: string): Promise<
     const commands0 = await redisCommands(setup);
     const cpu0 = workers.reduce((sum, worker) => sum + processCpuMs(worker.pid!), 0);
     await Promise.all(workers.map(eventLoopDelay)); // starts the count anew
+    const machine0 = machineCpu();
+    const runStart = Date.now();
     const { seconds, dispatchSeconds } = await dispatchAll(judgments.slice(WARM_UP), WARM_UP + JUDGMENTS);
+    const machine1 = machineCpu();
     const cpu = workers.reduce((sum, worker) => sum + processCpuMs(worker.pid!), 0) - cpu0;
     const delays = await Promise.all(workers.map(eventLoopDelay));
     const commands = (await redisCommands(setup)) - commands0;
-    const [assessMs, decideMs] = await Promise.all(
+    const [assessSlots, decideSlots] = await Promise.all(
       ['judgment-assess', 'judgment-decide'].map(async (name) => {
         const queue = new Queue(name, { connection: connection ?? REDIS, prefix });
         try {
           const jobs = await queue.getJobs(['completed'], 0, JUDGMENTS + WARM_UP);
-          return median(jobs.map((job) => (job.finishedOn ?? 0) - (job.processedOn ?? 0)));
+          return jobs
+            .filter((job) => (job.processedOn ?? 0) >= runStart)
+            .map((job) => (job.finishedOn ?? 0) - (job.processedOn ?? 0));
         } finally {
           await queue.close();
         }
@@ -213,11 +226,13 @@ async function run(setup: Setup, db: DataSource, simulatorUrl: string): Promise<
       ratio: Number((queued / bareHttp).toFixed(3)),
       'Redis commands / judgment': Number((commands / JUDGMENTS).toFixed(1)),
       'worker CPU ms / judgment': Number((cpu / JUDGMENTS).toFixed(2)),
-      'assess job ms p50': assessMs,
-      'decide job ms p50': decideMs,
+      'assess job ms p50': median(assessSlots),
+      'assess job ms mean': Number((assessSlots.reduce((sum, ms) => sum + ms, 0) / assessSlots.length).toFixed(1)),
+      'decide job ms p50': median(decideSlots),
       'worker event-loop delay p50/p99 ms': `${Math.max(...delays.map((d) => d.p50)).toFixed(1)} / ${Math.max(
         ...delays.map((d) => d.p99),
       ).toFixed(1)}`,
+      'machine CPU busy': Number((1 - (machine1.idle - machine0.idle) / (machine1.total - machine0.total)).toFixed(2)),
       'load (1 min)': load,
     };
   } finally {
@@ -227,6 +242,12 @@ async function run(setup: Setup, db: DataSource, simulatorUrl: string): Promise<
     if (setup.cluster) await setup.cluster.flush();
     else await clearPrefix(prefix);
   }
+}
+
+/** The machine's CPU time so far, all cores (/proc/stat, in clock ticks): idle (with I/O wait) and in total. */
+function machineCpu(): { idle: number; total: number } {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return { idle: ticks[3] + ticks[4], total: ticks.reduce((sum, n) => sum + n, 0) };
 }
 
 /** Commands the Redis masters have run so far (INFO commandstats, its own INFO calls left out). */

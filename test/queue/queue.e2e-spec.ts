@@ -2,11 +2,12 @@
 // Real Redis (a unique prefix per test), real PostgreSQL (`judgment_queue`), the Jev simulator over HTTP.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { INestApplicationContext } from '@nestjs/common';
+import { type INestApplicationContext, Injectable, Module } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import type { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { JevSimulator } from 'nestjs-judgment/simulator';
-import { Judge, Likelihood } from 'nestjs-judgment';
+import { AssessmentDecided, Judge, Likelihood } from 'nestjs-judgment';
 import { fakeJudge, AnswerSource, UnqueueableJudgment } from 'nestjs-judgment/testing';
 import {
   API_KEY,
@@ -368,6 +369,62 @@ describe('the decide job', () => {
         'Outcome was written).',
     );
     expect(events.decided).toHaveLength(0);
+  });
+});
+
+/**
+ * Holds every decide job in its `decided` listener (the event is awaited inside the job) until `open()`, counting how
+ * many run at once.
+ */
+@Injectable()
+class HeldDecisions {
+  static running = 0;
+  static most = 0;
+  private static release: () => void = () => undefined;
+  private static gate = Promise.resolve();
+
+  static reset(): void {
+    HeldDecisions.running = 0;
+    HeldDecisions.most = 0;
+    HeldDecisions.gate = new Promise((resolve) => (HeldDecisions.release = resolve));
+  }
+
+  static open(): void {
+    HeldDecisions.release();
+  }
+
+  @OnEvent(AssessmentDecided.NAME)
+  async onDecided(): Promise<void> {
+    HeldDecisions.running++;
+    HeldDecisions.most = Math.max(HeldDecisions.most, HeldDecisions.running);
+    await HeldDecisions.gate;
+    HeldDecisions.running--;
+  }
+}
+
+@Module({ providers: [HeldDecisions] })
+class HeldDecisionsModule {}
+
+describe('decide concurrency', () => {
+  afterEach(() => HeldDecisions.open());
+
+  it.each([
+    ['by default a quarter of queue.concurrency', { concurrency: 8 }, 2],
+    ['queue.decideConcurrency when given', { concurrency: 8, decideConcurrency: 3 }, 3],
+  ])('%s: that many decide jobs run at once, and the others wait their turn', async (_, queue, slots) => {
+    HeldDecisions.reset();
+    const { judge, decide } = await start({ queue, imports: [HeldDecisionsModule] });
+    const subject = await customer();
+    for (let n = 0; n < 8; n++) await judge.dispatch(new RefundCheck(subject, `Case ${n}. [[abusive=0.2]]`));
+
+    await waitFor('the decide slots to fill', async () => HeldDecisions.running === slots);
+    await waitFor('the other decide jobs to wait', async () => (await decide.getWaitingCount()) === 8 - slots);
+    expect(await decide.getActiveCount()).toBe(slots);
+
+    HeldDecisions.open();
+    await waitFor('every Judgment to be decided', async () => (await decide.getCompletedCount()) === 8);
+    expect(HeldDecisions.most).toBe(slots);
+    expect((await records()).map((record) => record.outcome)).toEqual(Array(8).fill('approve'));
   });
 });
 

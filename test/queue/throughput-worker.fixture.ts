@@ -47,14 +47,17 @@ async function main() {
       )
     : undefined;
   const url = env('BW_SIMULATOR_URL');
+  const concurrency = Number(env('BW_CONCURRENCY'));
+  const decideConcurrency = process.env.BW_DECIDE_CONCURRENCY ? Number(process.env.BW_DECIDE_CONCURRENCY) : undefined;
   const app = await createWorkerContext({
     database: env('BW_DATABASE'),
     prefix: env('BW_PREFIX'),
     connection: cluster,
     simulatorUrl: url,
-    queue: { concurrency: Number(env('BW_CONCURRENCY')) },
-    // As the README sizes it: each job writes its record, and each decide job its Outcome.
-    poolSize: 2 * Number(env('BW_CONCURRENCY')),
+    // BW_DECIDE_CONCURRENCY, when given, instead of the library's default (a quarter of the concurrency).
+    queue: { concurrency, ...(decideConcurrency ? { decideConcurrency } : {}) },
+    // As the README sizes it: each assess job writes its record, and each decide job its Outcome.
+    poolSize: concurrency + (decideConcurrency ?? Math.ceil(concurrency / 4)),
     options: {
       engines: {
         jev: { driver: 'jev', key: API_KEY, url, model: MODEL, retries: 0, limits: JSON.parse(env('BW_LIMITS')) },

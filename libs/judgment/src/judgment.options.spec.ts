@@ -120,6 +120,7 @@ describe('the resolved module options', () => {
     [{ configKey: {} }, /option queue.configKey must be a non-empty string; got an object/],
     [{ attempts: '3' }, /option queue.attempts must be a number; got "3"/],
     [{ concurrency: null }, /option queue.concurrency must be a number; got null/],
+    [{ decideConcurrency: '4' }, /option queue.decideConcurrency must be a number; got "4"/],
     [{ outage: { retryFor: 'long' } }, /option queue.outage.retryFor must be a number/],
     [{ outage: 5 }, /option queue.outage must be an object; got 5/],
     [{ backoff: { type: 'linear', delay: 1000 } }, /queue.backoff.type must be 'fixed' or 'exponential'; got "linear"/],
@@ -147,6 +148,7 @@ describe('queue options', () => {
       decideAttempts: 3,
       backoff: { type: 'exponential', delay: 1000 },
       concurrency: 1,
+      decideConcurrency: 1,
       runWorkers: true,
       workerOptions: {},
       pauseOnRateLimit: true,
@@ -165,6 +167,19 @@ describe('queue options', () => {
       attempts,
       decideAttempts: decide,
     });
+  });
+
+  it.each([
+    [1, undefined, 1],
+    [3, undefined, 1],
+    [8, undefined, 2],
+    [32, undefined, 8],
+    [33, undefined, 9],
+    [32, 32, 32],
+    [32, 0, 1],
+    [undefined, 5, 5],
+  ])('run decide jobs at concurrency %p, decideConcurrency %p: %p at once', (concurrency, decide, resolved) => {
+    expect(resolveQueueOptions({ concurrency, decideConcurrency: decide }).decideConcurrency).toBe(resolved);
   });
 
   it('take the attempts from JUDGMENT_QUEUE_TRIES and JUDGMENT_QUEUE_DECIDE_TRIES', () => {

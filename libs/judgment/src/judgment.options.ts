@@ -217,8 +217,14 @@ export interface JudgmentQueueOptions {
   decideAttempts?: number;
   /** Backoff between attempts of either job (default exponential, 1000 ms). */
   backoff?: { type: 'fixed' | 'exponential'; delay: number };
-  /** Worker concurrency of each processor (default 1). */
+  /** Assess jobs each worker runs at once, and the review queue's worker too (default 1). */
   concurrency?: number;
+  /**
+   * Decide jobs each worker runs at once (default: a quarter of `concurrency`, rounded up). A decide job holds its
+   * slot for a few milliseconds (no Engine round), so fewer slots keep up with the assess jobs, and the decide jobs
+   * chained by a burst of finished assess jobs do not crowd the event loop the assess jobs share.
+   */
+  decideConcurrency?: number;
   /** Run the assess and decide workers in this app (default true); false for an app that only dispatches. */
   runWorkers?: boolean;
   /** Further BullMQ worker settings (lock duration, stalled-job checks, rate limiter). */
@@ -308,6 +314,7 @@ export interface ResolvedQueueOptions {
   readonly decideAttempts: number;
   readonly backoff: { readonly type: 'fixed' | 'exponential'; readonly delay: number };
   readonly concurrency: number;
+  readonly decideConcurrency: number;
   readonly runWorkers: boolean;
   readonly workerOptions: JudgmentWorkerOptions;
   readonly pauseOnRateLimit: boolean;
@@ -428,10 +435,14 @@ export function resolveJudgmentExtras(extras: JudgmentModuleExtras): ResolvedJud
   });
 }
 
+/** By default, a decide worker runs one job at once for every this many assess jobs (rounded up). */
+const DECIDE_SHARE = 4;
+
 /** Applies the queue defaults; attempts and concurrency are whole numbers of at least 1. */
 export function resolveQueueOptions(given: JudgmentQueueOptions = {}): ResolvedQueueOptions {
   const defaults = JUDGMENT_DEFAULTS.queue;
   const options = checkedQueueOptions(given);
+  const concurrency = atLeastOne(options.concurrency, defaults.concurrency);
   return Object.freeze({
     enabled: options.enabled ?? defaults.enabled,
     assessQueue: options.assessQueue ?? defaults.assessQueue,
@@ -441,7 +452,8 @@ export function resolveQueueOptions(given: JudgmentQueueOptions = {}): ResolvedQ
     attempts: atLeastOne(options.attempts, defaults.attempts),
     decideAttempts: atLeastOne(options.decideAttempts, defaults.decideAttempts),
     backoff: options.backoff ?? { ...defaults.backoff },
-    concurrency: atLeastOne(options.concurrency, defaults.concurrency),
+    concurrency,
+    decideConcurrency: atLeastOne(options.decideConcurrency, Math.ceil(concurrency / DECIDE_SHARE)),
     runWorkers: options.runWorkers ?? defaults.runWorkers,
     workerOptions: options.workerOptions ?? { ...defaults.workerOptions },
     pauseOnRateLimit: options.pauseOnRateLimit ?? defaults.pauseOnRateLimit,
@@ -683,6 +695,7 @@ function checkedQueueOptions(given: unknown): JudgmentQueueOptions {
     ['attempts', options.attempts],
     ['decideAttempts', options.decideAttempts],
     ['concurrency', options.concurrency],
+    ['decideConcurrency', options.decideConcurrency],
     ...Object.entries(outage).map(([key, value]): [string, unknown] => [`outage.${key}`, value]),
   ];
   for (const [option, value] of numbers) {

@@ -39,9 +39,9 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
   if (options.runWorkers) {
     providers.push(
       ProcessorContext,
-      processorOf(AssessProcessor, assessQueue, options),
-      processorOf(DecideProcessor, decideQueue, options),
-      processorOf(ReviewExpiryProcessor, reviewQueue, options),
+      processorOf(AssessProcessor, assessQueue, options, options.concurrency),
+      processorOf(DecideProcessor, decideQueue, options, options.decideConcurrency),
+      processorOf(ReviewExpiryProcessor, reviewQueue, options, options.concurrency),
     );
   }
   return {
@@ -60,10 +60,15 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
  * The processor class bound to its queue: @Processor's queue name and worker options are fixed when a class is
  * decorated, and the names come from the options, so each app gets a subclass (injected like its base).
  */
-function processorOf<T extends Type>(base: T, queue: string, options: ResolvedQueueOptions): T {
+function processorOf<T extends Type>(
+  base: T,
+  queue: string,
+  options: ResolvedQueueOptions,
+  concurrency: number,
+): T {
   const bound = class extends base {};
   Object.defineProperty(bound, 'name', { value: `${base.name}(${queue})` });
-  const worker = { ...options.workerOptions, concurrency: options.concurrency, autorun: false };
+  const worker = { ...options.workerOptions, concurrency, autorun: false };
   Processor({ name: queue, configKey: options.configKey }, worker)(bound);
   return bound;
 }

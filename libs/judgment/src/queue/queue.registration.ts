@@ -60,12 +60,7 @@ export function judgmentQueue(options: ResolvedQueueOptions): { imports: Dynamic
  * The processor class bound to its queue: @Processor's queue name and worker options are fixed when a class is
  * decorated, and the names come from the options, so each app gets a subclass (injected like its base).
  */
-function processorOf<T extends Type>(
-  base: T,
-  queue: string,
-  options: ResolvedQueueOptions,
-  concurrency: number,
-): T {
+function processorOf<T extends Type>(base: T, queue: string, options: ResolvedQueueOptions, concurrency: number): T {
   const bound = class extends base {};
   Object.defineProperty(bound, 'name', { value: `${base.name}(${queue})` });
   const worker = { ...options.workerOptions, concurrency, autorun: false };

@@ -47,7 +47,7 @@ import {
   bandCandidates,
   suggestCascade,
 } from '../libs/judgment/src/calibration/cascade-suggestion';
-import { prng } from '../libs/judgment/src/simulator/seeded-random';
+import { mulberry32 } from '../libs/judgment/src/calibration/threshold-suggestion';
 import { PG, recreateDatabase } from './support/bench';
 
 const CASES = Number(process.argv[2] ?? 4_000);
@@ -109,7 +109,7 @@ interface Answers {
 
 /** The labelled cases: truth per case, and the text the Engines see. */
 function makeCases(): { labels: boolean[]; texts: string[] } {
-  const random = prng(CASE_SEED);
+  const random = mulberry32(CASE_SEED);
   const labels = Array.from({ length: CASES }, () => random() < PREVALENCE);
   const texts = labels.map(
     (fraud, index) =>

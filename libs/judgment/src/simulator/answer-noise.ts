@@ -12,7 +12,8 @@
  * rest (1 − q) is shared evenly by the other answers, as a steering marker shares it.
  */
 import type { NoiseProfile, SimulatorNoise } from './simulator.types';
-import { fnv1a, prng } from './seeded-random';
+import { mulberry32 } from '../calibration/threshold-suggestion';
+import { fnv1a } from './seeded-random';
 
 /** The part of jstat (which ships no types) the noise uses. */
 interface JStat {
@@ -99,8 +100,8 @@ export function drawNoise(
 ): NoiseDraw {
   const seed = noise.seed ?? 0;
   const rho = noise.correlation ?? 0;
-  const shared = prng(fnv1a(`shared\u241e${caseKey}\u241e${question}`, fnv1a(String(seed))));
-  const own = prng(fnv1a(`${model}\u241e${caseKey}\u241e${question}`, fnv1a(String(seed))));
+  const shared = mulberry32(fnv1a(`shared\u241e${caseKey}\u241e${question}`, fnv1a(String(seed))));
+  const own = mulberry32(fnv1a(`${model}\u241e${caseKey}\u241e${question}`, fnv1a(String(seed))));
   const z = rho * normal(shared) + Math.sqrt(1 - rho * rho) * normal(own);
   const u = Math.min(1 - 1e-12, Math.max(1e-12, jStat.normal.cdf(z, 0, 1)));
   const share = jStat.ibetainv(u, profile.a, profile.b);

@@ -2,13 +2,13 @@ import {
   buildAnswer,
   choiceConfidence,
   entropyConfidence,
-  fnv1a,
   parseSteering,
   questionHashText,
   questionUnits,
   scoreConfidence,
   toUnits,
 } from './simulated-answers';
+import { fnv1a } from './seeded-random';
 import { JevSimulator } from './jev-simulator';
 import type { JevSimulatorOptions } from './simulator.types';
 import { validateJev } from './request.validation';

@@ -3,7 +3,9 @@
  * the conversation) unless steered by `[[key=target:p]]` markers. Pure functions, no I/O.
  */
 import { caseKeyOf, drawNoise, noisyTarget, parseTruths, yesNoIndex } from './answer-noise';
-import { fnv1a, parseSteering, prng, type NoisyModel, type SteerTarget } from './simulated-answers';
+import { mulberry32 } from '../calibration/threshold-suggestion';
+import { fnv1a } from './seeded-random';
+import { parseSteering, type NoisyModel, type SteerTarget } from './simulated-answers';
 
 /** How the simulated model spreads its first token. */
 export type OpenAiBehaviour =
@@ -98,7 +100,7 @@ export function answerCandidates(lastUser: string): Candidate[] {
 export function firstTokenLogprobs(request: FirstTokenRequest): TopLogprob[] {
   const { conversation, lastUser, behaviour, count, tokenIds, noisy } = request;
   const candidates = answerCandidates(lastUser);
-  const rand = prng(fnv1a(conversation));
+  const rand = mulberry32(fnv1a(conversation));
   const shares =
     (noisy && noisyShares(candidates, lastUser, conversation, noisy)) ??
     steered(candidates, lastUser, conversation) ??

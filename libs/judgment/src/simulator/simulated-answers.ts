@@ -3,11 +3,10 @@
  * optionally steered by `[[...]]` markers inside the state. Pure functions, no I/O.
  */
 
-import { fnv1a, prng } from './seeded-random';
+import { mulberry32 } from '../calibration/threshold-suggestion';
+import { fnv1a } from './seeded-random';
 import { caseKeyOf, drawNoise, noisyTarget, parseTruths, yesNoIndex } from './answer-noise';
 import type { NoiseProfile, SimulatorNoise } from './simulator.types';
-
-export { fnv1a, prng };
 
 export type QuestionType = 'noul' | 'choice' | 'score';
 
@@ -145,9 +144,9 @@ export function questionUnits(
 ): number[] {
   const steered = steeredUnits(q, steering, scale);
   if (steered) return steered;
-  if (q.type === 'noul') return [Math.round(noulProbability(prng(fnv1a(hashParts, stateHash))) * scale)];
+  if (q.type === 'noul') return [Math.round(noulProbability(mulberry32(fnv1a(hashParts, stateHash))) * scale)];
   const n = q.labels.length;
-  const rand = prng(fnv1a(hashParts, stateHash));
+  const rand = mulberry32(fnv1a(hashParts, stateHash));
   return toUnits(q.type === 'choice' ? choiceDistribution(n, rand) : scoreDistribution(n, rand), scale);
 }
 

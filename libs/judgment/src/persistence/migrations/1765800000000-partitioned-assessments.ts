@@ -14,13 +14,14 @@ const UNPARTITIONED = `${RECORD_TABLE}_unpartitioned`;
 const PARTITIONED = `${RECORD_TABLE}_partitioned`;
 
 /**
- * PostgreSQL only (opt-in: `judgmentPartitionMigrations`): rebuilds `judgment_assessments` as a table range-partitioned
- * by `created_at`, one partition per month (UTC) from the oldest record's month to two months ahead, and a default
- * partition. Every row is copied with its id, the id sequence is kept, and every index is created again by its
- * definition (the review lists' partial indexes, and any of your own). The primary key becomes `(id, created_at)`:
- * PostgreSQL requires the partition key in every unique constraint, so the migration refuses (naming it) another
- * unique index, or a foreign key that references the table. It locks the table while it copies: plan a maintenance
- * window for a large one. `down` rebuilds the plain table the same way (primary key `id`). SQLite: nothing to do.
+ * PostgreSQL only (opt-in: `judgmentMigrations.partitioned`): rebuilds `judgment_assessments` as a table
+ * range-partitioned by `created_at`, one partition per month (UTC) from the oldest record's month to two months
+ * ahead, and a default partition. Every row is copied with its id, the id sequence is kept, and every index is
+ * created again by its definition (the review lists' partial indexes, and any of your own). The primary key becomes
+ * `(id, created_at)`: PostgreSQL requires the partition key in every unique constraint, so the migration refuses
+ * (naming it) another unique index, or a foreign key that references the table. It locks the table while it copies:
+ * plan a maintenance window for a large one. `down` rebuilds the plain table the same way (primary key `id`).
+ * SQLite: nothing to do.
  */
 export class PartitionedAssessments1765800000000 implements MigrationInterface {
   name = 'PartitionedAssessments1765800000000';

@@ -33,14 +33,41 @@ export async function barePostsPerSecond(
   requests: number,
   concurrency: number,
 ): Promise<number> {
-  let started = 0;
+  return (await barePostRun(url, body, headers, requests, concurrency)).perSecond;
+}
+
+/** barePostsPerSecond's run, with the time (Date.now()) each request was sent and when the run began. */
+export async function barePostRun(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  requests: number,
+  concurrency: number,
+): Promise<{ perSecond: number; began: number; starts: number[] }> {
+  const starts: number[] = [];
+  const began = Date.now();
   const begin = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (started++ < requests) await barePost(url, body, headers);
+      while (starts.length < requests) {
+        starts.push(Date.now());
+        await barePost(url, body, headers);
+      }
     }),
   );
-  return requests / ((performance.now() - begin) / 1000);
+  return { perSecond: requests / ((performance.now() - begin) / 1000), began, starts };
+}
+
+/**
+ * The sustained rate of a closed loop (a fixed number in flight, each started as the one before it ends): how many
+ * started per second from `settleMs` after `began` to the last start, while every slot was busy. It leaves out the
+ * run's first moments (a burst from idle) and its drain.
+ */
+export function sustainedPerSecond(starts: readonly number[], began: number, settleMs: number): number {
+  const from = began + settleMs;
+  const to = Math.max(...starts);
+  const inWindow = starts.filter((at) => at >= from).length;
+  return inWindow / ((to - from) / 1000);
 }
 
 /** The Judgment the benches assess and record: a refund request, two Questions. */

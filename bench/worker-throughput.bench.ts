@@ -13,11 +13,10 @@
 // - sustained ratio: the rate at which jobs (requests) start from 3 s into each run to its last start, while every slot
 //   is busy, queued ÷ bare HTTP: the run's first seconds and its drain left out of both.
 // Where the time goes, per setup: Redis commands per judgment (INFO commandstats of the masters), the worker processes'
-// CPU time per judgment, how long an assess and a decide job held a worker's
-// slot (p50, and the assess job's mean in the first 3 s and after), the workers' event-loop delay (how long their
-// work waited to run), and how busy the machine's cores were. Every Judgment must end with one decided record. Prints
-// the load average (`uptime`) before and after. BW_DECIDE_CONCURRENCY sets the workers' queue.decideConcurrency
-// (default: the library's).
+// CPU time per judgment, how long an assess and a decide job held a worker's slot (p50, and the assess job's mean in
+// the first 3 s and after), the workers' event-loop delay (how long their work waited to run), and how busy the
+// machine's cores were. Every Judgment must end with one decided record. Prints the load average (`uptime`) before and
+// after. BW_DECIDE_CONCURRENCY sets the workers' queue.decideConcurrency (default: the library's).
 //   node -r ./scripts/register.js bench/worker-throughput.bench.ts [judgments=1600] [concurrency=32]
 import { type ChildProcess, execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -54,8 +53,8 @@ const GOAL = 0.9;
 /**
  * The sustained ratio leaves out each run's first 3 s: a backlog dispatched at once starts every slot together, so
  * the first waves' answers come back together and their records, checkpoints and decide jobs queue for the same CPU
- * until the slots drift apart (measured: the assess job's mean 270-310 ms in the first second, at its steady value
- * after 2-3 s, also after a warm-up of 800 judgments).
+ * until the slots drift apart (measured: the assess job's mean 243-309 ms over the first 3 s against 213-249 ms after,
+ * and as slow after a warm-up of 800 judgments).
  */
 const SETTLE_MS = 3000;
 /** BENCH_ONLY=redis:1,cluster:4 runs just those setups (to profile one). */

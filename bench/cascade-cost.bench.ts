@@ -47,7 +47,7 @@ import {
   bandCandidates,
   suggestCascade,
 } from '../libs/judgment/src/calibration/cascade-suggestion';
-import { mulberry32 } from '../libs/judgment/src/calibration/threshold-suggestion';
+import { mulberry32 } from '../libs/judgment/src/fingerprint/seeded-random';
 import { PG, recreateDatabase } from './support/bench';
 
 const CASES = Number(process.argv[2] ?? 4_000);

@@ -19,7 +19,7 @@ import {
   startJevSimulator,
   startOpenAiSimulator,
 } from 'nestjs-judgment/simulator';
-import { mulberry32 } from '../../libs/judgment/src/calibration/threshold-suggestion';
+import { mulberry32 } from '../../libs/judgment/src/fingerprint/seeded-random';
 import { type Harness, startApp } from '../judge/support';
 import {
   CHEAP_KEY,

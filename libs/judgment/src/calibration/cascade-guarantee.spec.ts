@@ -9,7 +9,7 @@
 // with independent noise given the truth. A tier decides positive above its upper threshold, negative at or below its
 // lower one, and escalates (the last tier: sends to Review) in between; thresholds on a 0.1 grid, bands ≥ 0.1 wide.
 import { type CascadeTierInput, bandCandidates, suggestCascade } from './cascade-suggestion';
-import { mulberry32 } from './threshold-suggestion';
+import { mulberry32 } from '../fingerprint/seeded-random';
 
 const PREVALENCE = 0.3;
 const SEPARATION = { cheap: 1.2, strong: 3.0 };

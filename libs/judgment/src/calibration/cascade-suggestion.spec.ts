@@ -6,7 +6,7 @@ import {
   bandCandidates,
   suggestCascade,
 } from './cascade-suggestion';
-import { mulberry32 } from './threshold-suggestion';
+import { mulberry32 } from '../fingerprint/seeded-random';
 
 const { band: B, right: R, wrong: W } = VERDICT;
 

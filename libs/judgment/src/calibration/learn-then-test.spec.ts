@@ -1,6 +1,7 @@
 import { binomialTailPValue, clopperPearsonUpper } from './binomial';
 import { type CandidateTally, casesNeeded, learnThenTest } from './learn-then-test';
-import { learnMask, mulberry32 as seeded } from './threshold-suggestion';
+import { learnMask } from './threshold-suggestion';
+import { mulberry32 as seeded } from '../fingerprint/seeded-random';
 
 /** P(Bin(n, p) ≤ k) summed term by term, to check the incomplete-beta form against. */
 function tailBySum(k: number, n: number, p: number): number {

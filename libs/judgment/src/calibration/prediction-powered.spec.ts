@@ -1,5 +1,5 @@
 import { plainErrorInterval, predictedError, predictionPoweredErrorRate } from './prediction-powered';
-import { mulberry32 } from './threshold-suggestion';
+import { mulberry32 } from '../fingerprint/seeded-random';
 
 /** A seeded uniform generator: the simulation draws the same numbers on every run. */
 const random = mulberry32;

@@ -7,13 +7,8 @@ import { Provenance } from '../assessment/provenance';
 import { COMPUTE_ONLY } from '../decision/apply-decision';
 import { decisionMetadata } from '../decision/decision.decorator';
 import { readQuestions } from '../questions/question';
-import {
-  DEFAULT_MIN_BAND,
-  type SuggestOptions,
-  type SuggestionCase,
-  mulberry32,
-  suggestThresholds,
-} from './threshold-suggestion';
+import { DEFAULT_MIN_BAND, type SuggestOptions, type SuggestionCase, suggestThresholds } from './threshold-suggestion';
+import { mulberry32 } from '../fingerprint/seeded-random';
 
 enum Moderation {
   Publish = 'publish',

@@ -4,6 +4,7 @@ import type { Decision, DecisionMetadata } from '../decision/decision.decorator'
 import { type Thresholds, decisionThresholds, withThresholds } from '../decision/thresholds';
 import type { Outcome } from '../definition/outcome';
 import { InvalidSuggestion } from '../errors';
+import { mulberry32 } from '../fingerprint/seeded-random';
 import type { CalibrationIdentity } from './calibration.report';
 import { type RecordedTraffic, TRAFFIC_WINDOW_DAYS } from './recorded-traffic';
 import {
@@ -709,16 +710,4 @@ export function describeSequence(
 /** A share as a percentage with one decimal (`12.3 %`). */
 export function percent(value: number): string {
   return `${Math.round(value * 1000) / 10} %`;
-}
-
-/** A small seeded PRNG (mulberry32): the split must be reproducible and independent of the cases. */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -12,8 +12,7 @@
  * rest (1 − q) is shared evenly by the other answers, as a steering marker shares it.
  */
 import type { NoiseProfile, SimulatorNoise } from './simulator.types';
-import { mulberry32 } from '../calibration/threshold-suggestion';
-import { fnv1a } from './seeded-random';
+import { fnv1a, mulberry32 } from '../fingerprint/seeded-random';
 
 /** The part of jstat (which ships no types) the noise uses. */
 interface JStat {

@@ -8,7 +8,7 @@ import {
   scoreConfidence,
   toUnits,
 } from './simulated-answers';
-import { fnv1a } from './seeded-random';
+import { fnv1a } from '../fingerprint/seeded-random';
 import { JevSimulator } from './jev-simulator';
 import type { JevSimulatorOptions } from './simulator.types';
 import { validateJev } from './request.validation';

@@ -3,8 +3,7 @@
  * the conversation) unless steered by `[[key=target:p]]` markers. Pure functions, no I/O.
  */
 import { caseKeyOf, drawNoise, noisyTarget, parseTruths, yesNoIndex } from './answer-noise';
-import { mulberry32 } from '../calibration/threshold-suggestion';
-import { fnv1a } from './seeded-random';
+import { fnv1a, mulberry32 } from '../fingerprint/seeded-random';
 import { parseSteering, type NoisyModel, type SteerTarget } from './simulated-answers';
 
 /** How the simulated model spreads its first token. */

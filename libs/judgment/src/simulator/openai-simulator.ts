@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { firstTokenLogprobs, OPENAI_BEHAVIOURS, type OpenAiBehaviour } from './openai-answers';
-import { fnv1a } from './seeded-random';
+import { fnv1a } from '../fingerprint/seeded-random';
 import { SimulatorServer } from './simulator.server';
 import { checkNoise } from './answer-noise';
 import type { LoggedRequest, SimulatorNoise, SimulatorServerOptions } from './simulator.types';

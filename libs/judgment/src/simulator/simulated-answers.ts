@@ -3,8 +3,7 @@
  * optionally steered by `[[...]]` markers inside the state. Pure functions, no I/O.
  */
 
-import { mulberry32 } from '../calibration/threshold-suggestion';
-import { fnv1a } from './seeded-random';
+import { fnv1a, mulberry32 } from '../fingerprint/seeded-random';
 import { caseKeyOf, drawNoise, noisyTarget, parseTruths, yesNoIndex } from './answer-noise';
 import type { NoiseProfile, SimulatorNoise } from './simulator.types';
 

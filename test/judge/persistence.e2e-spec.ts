@@ -54,6 +54,7 @@ const COLUMNS = [
   'failure_type',
   'failure_message',
   'cached_from_id',
+  'job_id',
   'cost',
   'cost_currency',
   'cost_basis',
@@ -179,6 +180,8 @@ describe.each(DB_KINDS)('records on %s', (kind: DbKind) => {
       failureType: null,
       failureMessage: null,
       cachedFromId: null,
+      // Assessed inline, not by a queued job.
+      jobId: null,
       // The jev connection declares no price: no cost is made up, and the record says why.
       cost: null,
       costCurrency: null,

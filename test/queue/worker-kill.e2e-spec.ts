@@ -1,5 +1,6 @@
 // Nothing lost when a worker process dies: 1,000 queued Judgments, the worker SIGKILLed mid-run, a second worker
-// takes over (BullMQ's stalled-job recovery). Every Judgment ends with exactly one decided record.
+// takes over (BullMQ's stalled-job recovery). Every Judgment ends with exactly one decided record. And nothing paid
+// twice when the worker dies right after recording an answer: the job taken over decides that record.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { INestApplicationContext } from '@nestjs/common';
@@ -35,8 +36,8 @@ jest.setTimeout(240_000);
 
 let sim: JevSimulator;
 let db: DataSource;
-let producer: INestApplicationContext | undefined;
-let prefix: string | undefined;
+const producers: INestApplicationContext[] = [];
+const prefixes: string[] = [];
 const queues: Queue[] = [];
 const workers: ChildProcess[] = [];
 
@@ -49,15 +50,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const worker of workers) await stopWorkerProcess(worker);
-  await producer?.close();
+  for (const producer of producers) await producer.close();
   for (const queue of queues) await queue.close();
-  if (prefix) await clearPrefix(prefix);
+  for (const prefix of prefixes) await clearPrefix(prefix);
   await db?.destroy();
   await sim?.stop();
 });
 
 /** Spawns a worker process on the suite's prefix and database; resolves once it prints `ready`. */
-async function spawnWorker(prefix: string): Promise<ChildProcess> {
+async function spawnWorker(prefix: string, env: Record<string, string> = {}): Promise<ChildProcess> {
   return spawnWorkerProcess(
     'worker.fixture.ts',
     {
@@ -65,25 +66,38 @@ async function spawnWorker(prefix: string): Promise<ChildProcess> {
       JQ_PREFIX: prefix,
       JQ_SIMULATOR_URL: sim.url!,
       JQ_CONCURRENCY: String(CONCURRENCY),
+      ...env,
     },
     workers,
   );
 }
 
-const startedMoreThanOnce = (jobs: Job[]) => jobs.filter((job) => job.attemptsStarted > 1).length;
-
-it('a worker process killed mid-run loses nothing: every Judgment ends with exactly one decided record', async () => {
-  prefix = uniquePrefix();
-  producer = await startQueueApp({ database: DATABASE, prefix, simulatorUrl: sim.url!, queue: { runWorkers: false } });
+/** A producer app (no workers) on a fresh prefix, and the two queues to inspect. */
+async function startProducer() {
+  const prefix = uniquePrefix();
+  prefixes.push(prefix);
+  const producer = await startQueueApp({
+    database: DATABASE,
+    prefix,
+    simulatorUrl: sim.url!,
+    queue: { runWorkers: false },
+  });
+  producers.push(producer);
   const assess = inspectQueue('judgment-assess', prefix);
   const decide = inspectQueue('judgment-decide', prefix);
   queues.push(assess, decide);
+  return { prefix, judge: producer.get(Judge), assess, decide };
+}
+
+const startedMoreThanOnce = (jobs: Job[]) => jobs.filter((job) => job.attemptsStarted > 1).length;
+
+it('a worker process killed mid-run loses nothing: every Judgment ends with exactly one decided record', async () => {
+  const { prefix, judge, assess, decide } = await startProducer();
   const first = await spawnWorker(prefix);
 
   const customers = await db
     .getRepository(Customer)
     .save(Array.from({ length: JUDGMENTS }, (_, n) => Object.assign(new Customer(), { name: `Customer ${n}` })));
-  const judge = producer.get(Judge);
   for (let from = 0; from < JUDGMENTS; from += 100) {
     await Promise.all(
       customers.slice(from, from + 100).map((customer, n) => {
@@ -147,4 +161,37 @@ it('a worker process killed mid-run loses nothing: every Judgment ends with exac
   // Engine round, or run twice when a busy worker renewed its lock late. At most one of each per extra run.
   expect(counts.engineRequests - JUDGMENTS).toBeLessThanOrEqual(counts.assessExtraRuns);
   expect(answered - JUDGMENTS).toBeLessThanOrEqual(counts.assessExtraRuns);
+});
+
+it('a worker killed right after recording an answer: the job taken over decides that record, and the Engine is asked once', async () => {
+  const { prefix, judge, assess, decide } = await startProducer();
+  const ROUNDS = 6;
+  const KILLED_AT = 3;
+  const customers = await db
+    .getRepository(Customer)
+    .save(Array.from({ length: ROUNDS }, (_, n) => Object.assign(new Customer(), { name: `Recorded ${n}` })));
+  const requestsBefore = sim.requestCount;
+  // One job at a time: when the third answer is recorded, the worker dies with that job, and no other, running.
+  const first = await spawnWorker(prefix, { JQ_CONCURRENCY: '1', JQ_KILL_AFTER_RECORDED: String(KILLED_AT) });
+  for (const customer of customers) await judge.dispatch(new RefundCheck(customer, `Case ${customer.id}.`));
+  await once(first, 'exit');
+  await spawnWorker(prefix, { JQ_CONCURRENCY: '1' });
+  await waitForProgress('the decide jobs', () => decide.getCompletedCount(), ROUNDS, STALL_MS);
+
+  const ids = customers.map((customer) => String(customer.id));
+  const records: { subject_id: string; outcome: string | null }[] = await db.query(
+    'SELECT subject_id, outcome FROM judgment_assessments WHERE subject_id = ANY($1) ORDER BY id',
+    [ids],
+  );
+  const assessJobs = await assess.getJobs(['completed'], 0, -1);
+  console.log(
+    `killed after recording: ${JSON.stringify({ engineRequests: sim.requestCount - requestsBefore, records: records.length, restarted: startedMoreThanOnce(assessJobs) })}`,
+  );
+  // The killed job ran again (taken over) and found the answer its first run recorded: no second round, no second row.
+  expect(startedMoreThanOnce(assessJobs)).toBe(1);
+  expect(sim.requestCount - requestsBefore).toBe(ROUNDS);
+  expect(records).toHaveLength(ROUNDS);
+  expect(new Set(records.map((record) => record.subject_id))).toEqual(new Set(ids));
+  expect(records.every((record) => record.outcome !== null)).toBe(true);
+  expect((await assess.getFailedCount()) + (await decide.getFailedCount())).toBe(0);
 });

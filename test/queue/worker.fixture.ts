@@ -1,5 +1,9 @@
 // A queue worker process, spawned by worker-kill.e2e-spec.ts: the assess and decide workers on the suite's Redis
 // prefix and database. Prints `ready` once its workers run; SIGTERM closes it gracefully (SIGKILL is the test's).
+// JQ_KILL_AFTER_RECORDED=N: the process SIGKILLs itself as the Nth answer it recorded is announced, before its job
+// goes on (the moment between the record's INSERT and the rest of the job).
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { AssessmentCompleted } from 'nestjs-judgment';
 import { createWorkerContext } from './queue.fixtures';
 
 async function main() {
@@ -19,6 +23,13 @@ async function main() {
       workerOptions: { lockDuration: 4000, stalledInterval: 1000, maxStalledCount: 2 },
     },
   });
+  const killAfter = Number(process.env.JQ_KILL_AFTER_RECORDED ?? 0);
+  if (killAfter > 0) {
+    let recorded = 0;
+    app.get(EventEmitter2).on(AssessmentCompleted.NAME, (event: AssessmentCompleted) => {
+      if (event.record && ++recorded === killAfter) process.kill(process.pid, 'SIGKILL');
+    });
+  }
   process.once('SIGTERM', () => {
     void app.close().then(() => process.exit(0));
   });

@@ -184,6 +184,9 @@ describe('the partial indexes', () => {
           (row) => row.name,
         );
       expect(await names()).not.toContain(CLAIM_KEY_INDEX);
+      expect(await names()).toContain('judgment_assessments_job_index');
+      await sqlite.undoLastMigration(); // RecordJob1765600000000
+      expect(await names()).not.toContain('judgment_assessments_job_index');
       expect(await tables()).toContain('judgment_review_votes');
       await sqlite.undoLastMigration(); // ClaimHolderKey1765540000000 (PostgreSQL only: nothing on SQLite)
       expect(await tables()).toContain('judgment_review_votes');

@@ -124,7 +124,7 @@ export class Judge implements Attempter {
    * use to decide from the record.
    */
   async attempt<J extends Judgment>(judgment: J, options: AttemptOptions = {}): Promise<RecordedAttempt<J>> {
-    const attempt = this.prepare(judgment, options.limits ?? LIVE_LIMITS, options.tier ?? FIRST_TIER);
+    const attempt = this.prepare(judgment, options.limits ?? LIVE_LIMITS, options.tier ?? FIRST_TIER, options.job);
     return inSpan('judgment.assess', { attributes: { 'judgment.name': attempt.name } }, async (span) => {
       const recorded = await this.attemptPrepared(judgment, attempt, options.paid);
       const status = recorded.result instanceof Unassessed ? 'unassessed' : 'assessed';
@@ -360,7 +360,7 @@ export class Judge implements Attempter {
     return inSpan('judgment.record', { kind: SpanKind.CLIENT, attributes }, write);
   }
 
-  private prepare(judgment: Judgment, limits: LimitMode, tier: TierChoice = FIRST_TIER): Attempt {
+  private prepare(judgment: Judgment, limits: LimitMode, tier: TierChoice = FIRST_TIER, job?: string): Attempt {
     const described = describeAttempt(judgment);
     const metadata = judgmentMetadata(judgment.constructor);
     checkEvidenceSize(described.name, described.evidence, metadata.maxEvidenceBytes ?? this.maxEvidenceBytes);
@@ -379,6 +379,7 @@ export class Judge implements Attempter {
       cacheFor: checkedCacheFor(described.name, judgment.cacheFor?.() ?? metadata.cacheFor ?? null),
       cascade,
       limits,
+      job: job ?? null,
     };
   }
 

@@ -85,6 +85,8 @@ export interface AttemptOptions {
   readonly limits?: LimitMode;
   /** Which tier of the Judgment's escalation cascade to ask (default: the first), and the record it escalates from. */
   readonly tier?: TierChoice;
+  /** The queued assess job making the attempt, written on its records (`job_id`) so a re-run of the job finds them. */
+  readonly job?: string;
 }
 
 /** A tier of a Judgment's escalation cascade to ask (0: the first), and the record of the tier before it. */

@@ -2,7 +2,7 @@ import type { ReviewCause, ReviewReason } from '../assessment/awaiting-review';
 import type { DecisionTrace } from '../decision/decision-trace';
 import type { CostBasis } from '../engines/pricing/round-cost';
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import { AWAITING_REVIEW, DEADLINE_PENDING, UNASSESSED } from './record-indexes';
+import { AWAITING_REVIEW, DEADLINE_PENDING, UNASSESSED, WRITTEN_BY_JOB } from './record-indexes';
 
 /** One attempt to assess a Judgment: its answers (or failure), provenance, Outcome, Review and Resolution. */
 @Entity({ name: 'judgment_assessments' })
@@ -11,6 +11,7 @@ import { AWAITING_REVIEW, DEADLINE_PENDING, UNASSESSED } from './record-indexes'
 @Index('judgment_assessments_awaiting_review_judgment_index', ['judgment', 'id'], { where: AWAITING_REVIEW })
 @Index('judgment_assessments_unassessed_index', ['id'], { where: UNASSESSED })
 @Index('judgment_assessments_unassessed_judgment_index', ['judgment', 'id'], { where: UNASSESSED })
+@Index('judgment_assessments_job_index', ['jobId'], { where: WRITTEN_BY_JOB })
 @Index('judgment_assessments_audit_index', ['auditRequestedAt', 'auditedAt'])
 @Index('judgment_assessments_awaiting_holder_index', ['claimHolderType', 'claimHolderId', 'id'], {
   where: AWAITING_REVIEW,
@@ -91,6 +92,13 @@ export class AssessmentRecord {
   /** For a cache hit: the id of the record whose answers it reused (not a foreign key; may outlive it). */
   @Column({ name: 'cached_from_id', type: 'integer', nullable: true })
   cachedFromId!: number | null;
+
+  /**
+   * The queued assess job that made the attempt (null inline): a re-run of that job (its worker died after this
+   * record was written) finds the answer here and decides it, instead of paying for a second round.
+   */
+  @Column({ name: 'job_id', type: 'varchar', length: 255, nullable: true })
+  jobId!: string | null;
 
   /**
    * What the rounds this record is the first to hold cost, in `costCurrency`: its own round (0 for a cache hit or for

@@ -13,6 +13,7 @@ import { ReviewTriage1765510000000 } from './migrations/1765510000000-review-tri
 import { RoundCost1765520000000 } from './migrations/1765520000000-round-cost';
 import { ReviewVotes1765530000000 } from './migrations/1765530000000-review-votes';
 import { ClaimHolderKey1765540000000 } from './migrations/1765540000000-claim-holder-key';
+import { RecordJob1765600000000 } from './migrations/1765600000000-record-job';
 import { PartitionedAssessments1765800000000 } from './migrations/1765800000000-partitioned-assessments';
 
 /** The entities to list in a DataSource that does not use `autoLoadEntities`. */
@@ -38,6 +39,7 @@ export const judgmentMigrations = withPartitioned([
   RoundCost1765520000000,
   ReviewVotes1765530000000,
   ClaimHolderKey1765540000000,
+  RecordJob1765600000000,
 ]);
 
 /**

@@ -2,6 +2,8 @@
 export const AWAITING_REVIEW = 'review_requested_at IS NOT NULL AND resolved_at IS NULL';
 /** The rows of the Unassessed list: the WHERE of its partial indexes. */
 export const UNASSESSED = 'failure_type IS NOT NULL';
+/** The records a queued job wrote: what a re-run of the job looks up (the job index's WHERE). */
+export const WRITTEN_BY_JOB = 'job_id IS NOT NULL';
 /** The rows the deadline sweep reads: a deadline set, not yet resolved (the review-deadline index's WHERE). */
 export const DEADLINE_PENDING = 'review_deadline_at IS NOT NULL AND resolved_at IS NULL';
 /**

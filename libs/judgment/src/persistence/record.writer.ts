@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DataSource, Repository } from 'typeorm';
+import { type DataSource, IsNull, type Repository } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
@@ -60,6 +60,8 @@ export interface AttemptContext {
   readonly cost?: RoundCost | null;
   /** Where the attempt stands in its Judgment's escalation cascade (noted on the record), or null without one. */
   readonly cascade?: CascadeStep | null;
+  /** The queued assess job making the attempt (`job_id`), or null (inline). */
+  readonly job?: string | null;
 }
 
 /** A prepared INSERT of a record: its SQL, the columns it writes (in parameter order) and those it returns. */
@@ -342,6 +344,11 @@ export class RecordWriter {
     return this.repository().findOneBy({ id });
   }
 
+  /** The newest answered record (not a failure) queued job `job` wrote, or null. */
+  async answeredBy(job: string): Promise<AssessmentRecord | null> {
+    return this.repository().findOne({ where: { jobId: job, failureType: IsNull() }, order: { id: 'DESC' } });
+  }
+
   /**
    * One conditional UPDATE; where the driver has RETURNING (PostgreSQL) the written row comes back with it, so only a
    * refused update (or SQLite) reads the row again.
@@ -489,6 +496,7 @@ export class RecordWriter {
       untrustedPaths: [...attempt.evidence.untrustedPaths],
       language: attempt.language,
       questionsFingerprint: attempt.questionsFingerprint,
+      jobId: attempt.job ?? null,
       ...(attempt.cost
         ? { cost: attempt.cost.amount, costCurrency: attempt.cost.currency, costBasis: attempt.cost.basis }
         : {}),

@@ -161,9 +161,9 @@ abstract class JudgmentWorkerHost extends WorkerHost implements OnApplicationBoo
 
 /**
  * Assesses a queued Judgment through the app's Judge (the injected one, so a test's override too). A recorded
- * Assessment of a Judgment with a default Decision is checkpointed in the job's progress and chained to a decide job
- * with a derived id: a retried or stalled job resumes at the checkpoint (no second Engine round), and cannot chain
- * twice.
+ * Assessment of a Judgment with a default Decision is chained to a decide job with a derived id. The record holds the
+ * job's id: a retried or stalled job finds the answer its earlier run recorded and goes on from it (no second Engine
+ * round, no second record), and cannot chain twice.
  */
 @Injectable()
 export class AssessProcessor extends JudgmentWorkerHost {
@@ -213,10 +213,24 @@ export class AssessProcessor extends JudgmentWorkerHost {
       return { kind: 'recorded', record: checkpoint.record };
     }
     const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
+    // A job run again (its worker died, or it was given back) goes on from the answer an earlier run recorded, found
+    // by the job's id on the record: the Engine is not paid twice, and no second record is written.
+    const earlier = job.attemptsStarted > 1 ? await this.jobs.recordedBy(job.id as string, judgment) : null;
+    const run = earlier ?? (await this.assessPaying(job, judgment, checkpoint));
+    const { step, answered } = run;
+    if (step.kind === 'recorded') await this.chainDecide(job, step.record, answered);
+    return step;
+  }
+
+  /** Asks the Engine (only the Questions a checkpoint's paid answers leave), and records the answers with the job's id. */
+  private async assessPaying(
+    job: Job<AssessJobData>,
+    judgment: Judgment,
+    checkpoint: Partial<AssessCheckpoint>,
+  ): Promise<AssessRun> {
     const paid = 'paid' in checkpoint ? checkpoint.paid : undefined;
-    let run: AssessRun;
     try {
-      run = await this.assessWithinLimits(job, judgment, paid);
+      return await this.assessWithinLimits(job, judgment, paid);
     } catch (error) {
       // Paid answers stay with the job, and the next run does not pay for them again: those that could not be recorded
       // are recorded, those of a round that failed part way are kept and only the other Questions asked.
@@ -226,12 +240,6 @@ export class AssessProcessor extends JudgmentWorkerHost {
         await job.updateProgress({ paid: plainPaidAnswers(error.answered) } satisfies AssessCheckpoint);
       throw error;
     }
-    const { step, answered } = run;
-    if (step.kind === 'recorded') {
-      await job.updateProgress({ record: step.record } satisfies AssessCheckpoint);
-      await this.chainDecide(job, step.record, answered);
-    }
-    return step;
   }
 
   /**
@@ -245,10 +253,10 @@ export class AssessProcessor extends JudgmentWorkerHost {
     judgment: Judgment,
     paid: PaidAnswers | undefined,
   ): Promise<AssessRun> {
-    const { tier } = job.data;
-    if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment, { paid, tier });
+    const options = { paid, tier: job.data.tier, job: job.id as string };
+    if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment, options);
     try {
-      return await this.jobs.assess(this.judge, judgment, { paid, tier, limits: QUEUED_LIMITS });
+      return await this.jobs.assess(this.judge, judgment, { ...options, limits: QUEUED_LIMITS });
     } catch (error) {
       if (!(error instanceof EngineRateLimitDeferred)) throw error;
       // Never 0: a 429 saying `retry-after: 0` would otherwise send every worker straight back to the Engine.

@@ -62,8 +62,9 @@ export function expireJobId(recordId: number): string {
 }
 
 /**
- * What the assess job stores in its progress so a later run resumes there: the record once the Judge recorded the
- * Assessment, or the paid answers the Judge could not record (an outage), to record without asking the Engine again.
+ * What the assess job stores in its progress so a later run resumes there: the paid answers the Judge could not record
+ * (an outage), to record without asking the Engine again. `record` is only read: versions before the record held its
+ * job's id stored the record there once the Judge had recorded the Assessment.
  */
 export type AssessCheckpoint = { readonly record: number } | { readonly paid: PaidAnswers };
 

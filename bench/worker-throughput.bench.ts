@@ -52,7 +52,7 @@ const LIMITS = { requestsPerMinute: 1_000_000 };
 const GOAL = 0.9;
 /**
  * The sustained ratio leaves out each run's first 3 s: a backlog dispatched at once starts every slot together, so
- * the first waves' answers come back together and their records, checkpoints and decide jobs queue for the same CPU
+ * the first waves' answers come back together and their records and decide jobs queue for the same CPU
  * until the slots drift apart (measured: the assess job's mean 243-309 ms over the first 3 s against 213-249 ms after,
  * and as slow after a warm-up of 800 judgments).
  */

@@ -258,6 +258,25 @@ describe('the assess job', () => {
     expect((await decide.getJob(decideIdOf(id)))!.attemptsStarted).toBe(1);
     expect(events.decided).toHaveLength(1);
   });
+
+  it('a job an earlier version checkpointed (`{ record }` in its progress) goes on from that record', async () => {
+    const { judge, assess, decide } = await start();
+    const id = await judge.dispatch(new RefundCheck(await customer(), 'Refund me.'));
+    await finished(decide, decideIdOf(id));
+    // As an earlier version left it: the record without the job's id, the record's id in the job's progress.
+    const [record] = await records();
+    await db.query('UPDATE judgment_assessments SET job_id = NULL');
+    await (await assess.getJob(id))!.updateProgress({ record: record.id });
+
+    await (await assess.getJob(id))!.retry('completed');
+    const { job } = await waitFor('the retried job to complete', async () => {
+      const again = await finished(assess, id);
+      return again.job.attemptsStarted === 2 ? again : undefined;
+    });
+    expect(job.returnvalue).toEqual({ kind: 'recorded', record: record.id });
+    expect(sim.requests).toHaveLength(1);
+    expect(await records()).toHaveLength(1);
+  });
 });
 
 describe('dispatch options', () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Assessment } from '../assessment/assessment';
+import { Assessment, type EncodedAnswers } from '../assessment/assessment';
 import { Provenance } from '../assessment/provenance';
 import { Unassessed } from '../assessment/unassessed';
 import { checkEvidenceSize } from '../definition/evidence';
@@ -28,6 +28,7 @@ import { JudgmentEventsPublisher } from '../events/judgment-events.publisher';
 import { RESOLVED_JUDGMENT_OPTIONS } from '../judgment.constants';
 import type { ResolvedJudgmentOptions } from '../judgment.options';
 import { JudgmentLogger, describeError } from '../logging/judgment.logger';
+import { recordProvenance } from '../persistence/record-provenance';
 import { RecordWriter } from '../persistence/record.writer';
 import { Recorder } from '../recording/recorder';
 import type { LinkCascade } from '../recording/record-link';
@@ -124,9 +125,12 @@ export class Judge implements Attempter {
    * use to decide from the record.
    */
   async attempt<J extends Judgment>(judgment: J, options: AttemptOptions = {}): Promise<RecordedAttempt<J>> {
-    const attempt = this.prepare(judgment, options.limits ?? LIVE_LIMITS, options.tier ?? FIRST_TIER, options.job);
+    const { job } = options;
+    const attempt = this.prepare(judgment, options.limits ?? LIVE_LIMITS, options.tier ?? FIRST_TIER, job?.id);
     return inSpan('judgment.assess', { attributes: { 'judgment.name': attempt.name } }, async (span) => {
-      const recorded = await this.attemptPrepared(judgment, attempt, options.paid);
+      const recorded =
+        (job?.rerun ? await this.resumed(judgment, attempt) : null) ??
+        (await this.attemptPrepared(judgment, attempt, options.paid));
       const status = recorded.result instanceof Unassessed ? 'unassessed' : 'assessed';
       span.setAttribute('judgment.status', status);
       if (recorded.record) span.setAttribute('judgment.record_id', recorded.record.id);
@@ -215,8 +219,55 @@ export class Judge implements Attempter {
   ): Promise<RecordedAttempt<J>> {
     const record = await this.recording(() => link.recordAnswered(attempt, assessment));
     judgmentInstruments().assessments.add(1, { 'judgment.name': attempt.name, 'judgment.status': 'assessed' });
+    return this.announced(judgment, attempt, { assessment, record }, cacheKey, [
+      'Judgment assessed.',
+      assessment.logContext(),
+    ]);
+  }
+
+  /**
+   * The answered record an earlier run of the attempt's queued job wrote (its worker died, or the job was retried or
+   * given back, after the INSERT), announced and cached again as that run did or would have: the Engine is not asked
+   * and no second record is written. Null when no run of the job recorded an answer to these Questions (or nothing is
+   * recorded); with best-effort persistence a look-up that fails is logged and the Judgment is assessed anew.
+   */
+  private async resumed<J extends Judgment>(judgment: J, attempt: Attempt): Promise<RecordedAttempt<J> | null> {
+    if (!attempt.job || !this.rows.persistence.enabled) return null;
+    let record: AssessmentRecord | null;
+    try {
+      record = await this.rows.answeredBy(attempt.job);
+    } catch (error) {
+      if (this.rows.persistence.required) throw error;
+      this.logger.warn('Judgment job record not looked up.', {
+        judgment: attempt.name,
+        job: attempt.job,
+        exception: describeError(error as Error),
+      });
+      return null;
+    }
+    const provenance = record && recordProvenance(record);
+    if (!record || !provenance || record.questionsFingerprint !== attempt.questionsFingerprint) return null;
+    const link = this.attempts.linkTo(record);
+    const answers = record.answers as EncodedAnswers;
+    const assessment = Assessment.fromAnswers(judgment, attempt.questions, answers, provenance, link);
+    // A record answered from the cache points at its original: the cache already holds that one.
+    const fresh = record.cachedFromId === null && attempt.cacheFor !== null && !scripted(attempt);
+    return this.announced(judgment, attempt, { assessment, record }, fresh ? this.cacheKey(attempt) : null, [
+      'Judgment assessed in an earlier run of its job.',
+      { ...assessment.logContext(), record: record.id },
+    ]);
+  }
+
+  /** Announces (AssessmentCompleted, then the log line) and caches an answered attempt, once it is recorded. */
+  private async announced<J extends Judgment>(
+    judgment: J,
+    attempt: Attempt,
+    { assessment, record }: { assessment: Assessment<J>; record: AssessmentRecord | null },
+    cacheKey: string | null,
+    [message, context]: [string, Record<string, unknown>],
+  ): Promise<RecordedAttempt<J>> {
     await this.events.emit(new AssessmentCompleted(judgment, assessment, record));
-    this.logger.info('Judgment assessed.', assessment.logContext());
+    this.logger.info(message, context);
     if (cacheKey) {
       await this.cache.put(
         cacheKey,
@@ -449,9 +500,10 @@ export class Judge implements Attempter {
     const cost = this.recordCost(attempt, NOTHING_PAID, undefined, 'Answered from the cache: nothing was asked.');
     const record = await this.recording(() => link.recordAnswered({ ...attempt, cost }, assessment, hit.recordId));
     judgmentInstruments().assessments.add(1, { 'judgment.name': attempt.name, 'judgment.status': 'cached' });
-    await this.events.emit(new AssessmentCompleted(judgment, assessment, record));
-    this.logger.info('Judgment assessed from cache.', { ...assessment.logContext(), cached_from: hit.recordId });
-    return { result: assessment, record };
+    return this.announced(judgment, attempt, { assessment, record }, null, [
+      'Judgment assessed from cache.',
+      { ...assessment.logContext(), cached_from: hit.recordId },
+    ]);
   }
 
   private async failed<J extends Judgment>(

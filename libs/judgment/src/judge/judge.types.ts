@@ -85,8 +85,19 @@ export interface AttemptOptions {
   readonly limits?: LimitMode;
   /** Which tier of the Judgment's escalation cascade to ask (default: the first), and the record it escalates from. */
   readonly tier?: TierChoice;
-  /** The queued assess job making the attempt, written on its records (`job_id`) so a re-run of the job finds them. */
-  readonly job?: string;
+  /** The queued assess job making the attempt (absent inline). */
+  readonly job?: QueuedJob;
+}
+
+/** The queued assess job an attempt is made for. */
+export interface QueuedJob {
+  /** Written on the attempt's records (`job_id`), so a later run of the job finds them. */
+  readonly id: string;
+  /**
+   * The job ran before (its worker died, it was retried, or given back to the queue): the answered record an earlier
+   * run wrote is announced again and returned instead of asking the Engine.
+   */
+  readonly rerun: boolean;
 }
 
 /** A tier of a Judgment's escalation cascade to ask (0: the first), and the record of the tier before it. */

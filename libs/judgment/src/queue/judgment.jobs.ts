@@ -8,7 +8,6 @@ import { JudgmentRegistry } from '../registry/judgment.registry';
 import type { AttemptOptions, Attempter } from '../judge/judge.types';
 import { RecordQueries } from '../records/record-queries.service';
 import { Replay } from '../records/replay.service';
-import type { AssessmentRecord } from '../persistence/assessment-record.entity';
 import { RecordWriter } from '../persistence/record.writer';
 import type { LinkCascade } from '../recording/record-link';
 import { UnrebuildableAssessment } from '../errors';
@@ -65,22 +64,14 @@ export class JudgmentJobs {
   async assess(judge: Attempter, judgment: Judgment, options: AttemptOptions = {}): Promise<AssessRun> {
     const { result, record } = await judge.attempt(judgment, options);
     if (result instanceof Unassessed) return { step: { kind: 'unassessed', record: record?.id ?? null } };
-    if (record || !judgmentMetadata(judgment.constructor).decision) return answeredRun(judgment, record);
+    if (!judgmentMetadata(judgment.constructor).decision) {
+      return { step: { kind: 'assessed', record: record?.id ?? null } };
+    }
+    if (record) return { step: { kind: 'recorded', record: record.id }, answered: answeredColumns(record) };
     const decided = await result.outcome();
     return {
       step: { kind: 'decided', record: null, outcome: decidedOutcome(decided), review: reviewReasonOf(decided) },
     };
-  }
-
-  /**
-   * How an earlier run of queued assess job `job` ended when it recorded an answer (its worker died, or the job was
-   * given back, before the job went on): the run to go on from, without asking the Engine again. Null when no run of
-   * the job recorded an answer, or nothing is recorded.
-   */
-  async recordedBy(job: string, judgment: Judgment): Promise<AssessRun | null> {
-    if (!this.rows.persistence.enabled) return null;
-    const record = await this.rows.answeredBy(job);
-    return record ? answeredRun(judgment, record) : null;
   }
 
   /**
@@ -106,12 +97,4 @@ export class JudgmentJobs {
   private dataSource(): DataSource | null {
     return this.rows.dataSource();
   }
-}
-
-/** How an answered attempt's assess job ends: left to the decide job when recorded and the Judgment decides by default. */
-function answeredRun(judgment: Judgment, record: AssessmentRecord | null): AssessRun {
-  if (!record || !judgmentMetadata(judgment.constructor).decision) {
-    return { step: { kind: 'assessed', record: record?.id ?? null } };
-  }
-  return { step: { kind: 'recorded', record: record.id }, answered: answeredColumns(record) };
 }

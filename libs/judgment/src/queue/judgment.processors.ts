@@ -213,24 +213,10 @@ export class AssessProcessor extends JudgmentWorkerHost {
       return { kind: 'recorded', record: checkpoint.record };
     }
     const judgment = await failAtOnceOn(CANNOT_RESTORE, () => this.jobs.judgment(job.data.judgment));
-    // A job run again (its worker died, or it was given back) goes on from the answer an earlier run recorded, found
-    // by the job's id on the record: the Engine is not paid twice, and no second record is written.
-    const earlier = job.attemptsStarted > 1 ? await this.jobs.recordedBy(job.id as string, judgment) : null;
-    const run = earlier ?? (await this.assessPaying(job, judgment, checkpoint));
-    const { step, answered } = run;
-    if (step.kind === 'recorded') await this.chainDecide(job, step.record, answered);
-    return step;
-  }
-
-  /** Asks the Engine (only the Questions a checkpoint's paid answers leave), and records the answers with the job's id. */
-  private async assessPaying(
-    job: Job<AssessJobData>,
-    judgment: Judgment,
-    checkpoint: Partial<AssessCheckpoint>,
-  ): Promise<AssessRun> {
     const paid = 'paid' in checkpoint ? checkpoint.paid : undefined;
+    let run: AssessRun;
     try {
-      return await this.assessWithinLimits(job, judgment, paid);
+      run = await this.assessWithinLimits(job, judgment, paid);
     } catch (error) {
       // Paid answers stay with the job, and the next run does not pay for them again: those that could not be recorded
       // are recorded, those of a round that failed part way are kept and only the other Questions asked.
@@ -240,6 +226,9 @@ export class AssessProcessor extends JudgmentWorkerHost {
         await job.updateProgress({ paid: plainPaidAnswers(error.answered) } satisfies AssessCheckpoint);
       throw error;
     }
+    const { step, answered } = run;
+    if (step.kind === 'recorded') await this.chainDecide(job, step.record, answered);
+    return step;
   }
 
   /**
@@ -253,7 +242,10 @@ export class AssessProcessor extends JudgmentWorkerHost {
     judgment: Judgment,
     paid: PaidAnswers | undefined,
   ): Promise<AssessRun> {
-    const options = { paid, tier: job.data.tier, job: job.id as string };
+    // The record holds the job's id; a job run before (its worker died, it was retried, or given back) goes on from the
+    // answer an earlier run recorded, if any: the Engine is not paid twice, and no second record is written.
+    const rerun = job.attemptsStarted > 1 || job.attemptsMade > 0;
+    const options = { paid, tier: job.data.tier, job: { id: job.id as string, rerun } };
     if (!this.options.pauseOnRateLimit) return this.jobs.assess(this.judge, judgment, options);
     try {
       return await this.jobs.assess(this.judge, judgment, { ...options, limits: QUEUED_LIMITS });

@@ -42,8 +42,9 @@ export function answeredColumns(record: AssessmentRecord): AnsweredColumns {
 export interface DecideJobData extends OutageMarks {
   readonly record: number;
   /**
-   * The record's answered columns, so deciding does not read the record first. Absent when the assess job resumed
-   * from its checkpoint (or was queued by a version without it): the decide job then reads the record.
+   * The record's answered columns, so deciding does not read the record first. Absent when the assess job chained
+   * from a progress checkpoint an earlier version wrote (or was queued by a version without it): the decide job then
+   * reads the record.
    */
   readonly answered?: AnsweredColumns;
   readonly judgment: JudgmentPayload;

@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Assessment, type DecisionRecording, type EncodedAnswers } from '../assessment/assessment';
 import { COMPUTE_ONLY } from '../decision/apply-decision';
 import type { Decided } from '../assessment/awaiting-review';
-import { Provenance } from '../assessment/provenance';
-import { questionModelsOf } from '../persistence/question-models';
+import { recordProvenance } from '../persistence/record-provenance';
 import type { Decision } from '../decision/decision.decorator';
 import type { Outcome } from '../definition/outcome';
 import { type Judgment, judgmentName } from '../definition/judgment.decorator';
@@ -69,8 +68,9 @@ export class Replay {
       );
     }
     const target = judgment ?? ((await this.judgmentFromSubject(record)) as J);
-    const { answers, engine, model } = record;
-    if (answers === null || engine === null || model === null) {
+    const { answers } = record;
+    const provenance = recordProvenance(record);
+    if (answers === null || provenance === null) {
       throw unrebuildable(record, 'it holds no answers or no Provenance (engine, model)');
     }
     const name = judgmentName(target);
@@ -90,8 +90,6 @@ export class Replay {
           'to the old Questions — assess the Judgment again',
       );
     }
-    const details = record.provenanceDetails ?? {};
-    const provenance = new Provenance(engine, model, record.requestId, details, questionModelsOf(details));
     try {
       // Questions the record holds no answer to (a scripted round may leave some) stay unanswered.
       return Assessment.fromAnswers(target, questions, answers as EncodedAnswers, provenance, recording);

@@ -122,7 +122,8 @@ export class Judge implements Attempter {
 
   /**
    * `assess()`, also telling which record the attempt was written to (null when nothing was): what the queue's jobs
-   * use to decide from the record.
+   * use to decide from the record. `options.job` is the queued assess job's: its id goes on the records, and a re-run
+   * of the job goes on from the answered record an earlier run wrote, if any.
    */
   async attempt<J extends Judgment>(judgment: J, options: AttemptOptions = {}): Promise<RecordedAttempt<J>> {
     const { job } = options;
@@ -227,9 +228,11 @@ export class Judge implements Attempter {
 
   /**
    * The answered record an earlier run of the attempt's queued job wrote (its worker died, or the job was retried or
-   * given back, after the INSERT), announced and cached again as that run did or would have: the Engine is not asked
-   * and no second record is written. Null when no run of the job recorded an answer to these Questions (or nothing is
-   * recorded); with best-effort persistence a look-up that fails is logged and the Judgment is assessed anew.
+   * given back, after the INSERT), announced again as that run did or would have: no Engine is asked (nor resolved,
+   * so a fake Judge's script is not spent) and no second record is written. The cache is not filled again: a
+   * lifetime counted from now would outlive the answer's. Null when no run of the job recorded an answer to these
+   * Questions (or nothing is recorded); with best-effort persistence a look-up that fails is logged and the Judgment
+   * is assessed anew.
    */
   private async resumed<J extends Judgment>(judgment: J, attempt: Attempt): Promise<RecordedAttempt<J> | null> {
     if (!attempt.job || !this.rows.persistence.enabled) return null;
@@ -247,12 +250,12 @@ export class Judge implements Attempter {
     }
     const provenance = record && recordProvenance(record);
     if (!record || !provenance || record.questionsFingerprint !== attempt.questionsFingerprint) return null;
-    const link = this.attempts.linkTo(record);
+    // The first run's link (its cascade place, asking the next tier inline), on the record; no purity check, which
+    // would resolve the Engine to tell scripted answers.
+    const link = this.linkFor(judgment, attempt, false, record);
     const answers = record.answers as EncodedAnswers;
     const assessment = Assessment.fromAnswers(judgment, attempt.questions, answers, provenance, link);
-    // A record answered from the cache points at its original: the cache already holds that one.
-    const fresh = record.cachedFromId === null && attempt.cacheFor !== null && !scripted(attempt);
-    return this.announced(judgment, attempt, { assessment, record }, fresh ? this.cacheKey(attempt) : null, [
+    return this.announced(judgment, attempt, { assessment, record }, null, [
       'Judgment assessed in an earlier run of its job.',
       { ...assessment.logContext(), record: record.id },
     ]);
@@ -421,12 +424,18 @@ export class Judge implements Attempter {
     const cascade = metadata.cascade ? cascadeStep(described.name, judgment, metadata.cascade, tier) : null;
     const connection =
       cascade?.connection ?? judgment.engine?.() ?? metadata.engine ?? this.engines.defaultConnectionName();
+    const { answers } = this;
+    let engine: Engine | undefined;
     return {
       ...described,
       subject,
       request: { questions: described.expanded, evidence: described.evidence.shown, limits },
       connection,
-      engine: this.answers.engineFor(judgment, connection),
+      // Resolved when first needed (before anything is looked up or asked): a queued job's re-run that goes on from
+      // its record needs none.
+      get engine() {
+        return (engine ??= answers.engineFor(judgment, connection));
+      },
       cacheFor: checkedCacheFor(described.name, judgment.cacheFor?.() ?? metadata.cacheFor ?? null),
       cascade,
       limits,
@@ -435,16 +444,23 @@ export class Judge implements Attempter {
   }
 
   /** The link an attempt's Assessment is made with: with its place in the cascade and a way to ask the next tier. */
-  private linkFor(judgment: Judgment, attempt: Attempt, checksPurity: boolean): RecordLink {
+  private linkFor(
+    judgment: Judgment,
+    attempt: Attempt,
+    checksPurity: boolean,
+    /** The record an earlier run of the attempt's queued job wrote, when going on from it. */
+    record?: AssessmentRecord,
+  ): RecordLink {
     const metadata = judgmentMetadata(judgment.constructor);
-    if (!attempt.cascade || !metadata.cascade || !metadata.decision) return this.attempts.link({ checksPurity });
+    if (!attempt.cascade || !metadata.cascade || !metadata.decision)
+      return this.attempts.link({ checksPurity, record });
     const cascade: LinkCascade = {
       step: attempt.cascade,
       tiers: metadata.cascade,
       decision: metadata.decision,
       escalate: (decision, from) => this.escalate(judgment, attempt, decision, from),
     };
-    return this.attempts.link({ checksPurity, cascade });
+    return this.attempts.link({ checksPurity, cascade, record });
   }
 
   /**

@@ -42,11 +42,12 @@ export class Recorder {
   }
 
   /**
-   * A link for an Assessment about to be made; `recordAnswered` writes its record. With `cascade`, deciding it with
-   * the cascade's Decision uses its tier's thresholds, and a Review Outcome asks the next tier.
+   * A link for an Assessment about to be made; `recordAnswered` writes its record (or, with `record`, for one an
+   * earlier run of its queued job wrote). With `cascade`, deciding it with the cascade's Decision uses its tier's
+   * thresholds, and a Review Outcome asks the next tier.
    */
-  link(options: { checksPurity: boolean; cascade?: LinkCascade | null }): RecordLink {
-    return new RecordLink(this.services, options.checksPurity, null, options.cascade ?? null);
+  link(options: { checksPurity: boolean; cascade?: LinkCascade | null; record?: AssessmentRecord }): RecordLink {
+    return new RecordLink(this.services, options.checksPurity, options.record ?? null, options.cascade ?? null);
   }
 
   /**
